@@ -1,0 +1,72 @@
+/* Frame stepper for the multi-head-attention figures.
+ * Progressive enhancement: the server-rendered HTML shows every frame as a
+ * small multiple; this script turns a multi-frame figure into a one-frame
+ * viewer with a slider. All visible text comes from data-* attributes, so the
+ * script needs no translations. Plain ES2017, no dependencies. */
+(() => {
+  'use strict';
+  let uid = 0; // unique ids so each <label>/<output> can point at its slider
+
+  const el = (tag, props) => Object.assign(document.createElement(tag), props);
+  const clamp = (i, max) => Math.min(Math.max(i, 0), max);
+
+  function enhance(box) {
+    // Guard against double initialisation (script included twice, re-run init).
+    if (box.classList.contains('mha-js')) return;
+    const frames = Array.from(box.querySelectorAll(':scope > .mha-frame'));
+    if (frames.length < 2) return; // a single frame gets no controls at all
+    const d = box.dataset;
+    const last = frames.length - 1;
+    const start = parseInt(d.start, 10); // may be missing or malformed: NaN -> 0
+    let current = 0;
+
+    const id = 'mha-range-' + (++uid);
+    const row = el('div', { className: 'mha-controls' });
+    const label = el('label', { htmlFor: id, textContent: d.labelControl || '' });
+    const range = el('input', { type: 'range', id, min: 0, max: last, step: 1 });
+    const button = (cls, text, name) => {
+      const b = el('button', { type: 'button', className: cls, textContent: text, title: name || '' });
+      if (name) b.setAttribute('aria-label', name); // the glyph alone means nothing to a screen reader
+      return b;
+    };
+    const prev = button('mha-prev', '‹', d.labelPrev);
+    const next = button('mha-next', '›', d.labelNext);
+    const out = el('output', { className: 'mha-value' });
+    out.setAttribute('for', id);
+    row.append(label, prev, range, next, out);
+
+    function show(i) {
+      current = clamp(i, last);
+      frames.forEach((f, k) => f.classList.toggle('is-current', k === current));
+      const value = frames[current].dataset.value || String(current + 1);
+      range.value = current;
+      range.setAttribute('aria-valuetext', value); // announce "the", not "4"
+      out.value = value;
+      // aria-disabled rather than disabled: a disabled button would drop keyboard focus.
+      prev.setAttribute('aria-disabled', current === 0);
+      next.setAttribute('aria-disabled', current === last);
+    }
+
+    range.addEventListener('input', () => show(range.valueAsNumber));
+    prev.addEventListener('click', () => show(current - 1));
+    next.addEventListener('click', () => show(current + 1));
+    // Give the buttons the slider's keys too; the slider itself handles them natively.
+    const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 };
+    row.addEventListener('keydown', (e) => {
+      if (e.target.tagName !== 'BUTTON' || e.altKey || e.ctrlKey || e.metaKey) return;
+      const i = e.key === 'Home' ? 0 : e.key === 'End' ? last
+        : e.key in step ? current + step[e.key] : null;
+      if (i === null) return;
+      e.preventDefault(); // keep the page from scrolling
+      show(i);
+    });
+
+    box.parentNode.insertBefore(row, box); // control row sits above the frames
+    box.classList.add('mha-js'); // CSS switches from small multiples to stepper
+    show(Number.isFinite(start) ? start : 0);
+  }
+
+  const init = () => document.querySelectorAll('.mha-frames').forEach(enhance);
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init(); // script was loaded late (async/defer): the DOM is already there
+})();

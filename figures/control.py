@@ -1,0 +1,37 @@
+"""What a figure's control is: its frames, the frame the page opens on, and their labels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .style import pick
+
+
+@dataclass(frozen=True)
+class Control:
+    """The stepped values of the source's widget. One pre-rendered frame per value."""
+
+    label_zh: str
+    label_en: str
+    values: Sequence[Any]
+    start: Any  # the value the page opens on: the one the text talks about
+    slug: Callable[[Any], str]  # file-name part: stable, ASCII
+    value_label: Callable[[Any, str], str]  # what the slider shows for a value, in a language
+
+    def __post_init__(self):
+        if self.start not in self.values:
+            raise ValueError(f"control start {self.start!r} is not one of its values {list(self.values)}")
+        slugs = [self.slug(v) for v in self.values]
+        if len(set(slugs)) != len(slugs):
+            raise ValueError(f"control values give clashing file names: {slugs}")
+
+    def label(self, lang: str) -> str:
+        return pick(lang, self.label_zh, self.label_en)
+
+    def find(self, slug: str):
+        for v in self.values:
+            if self.slug(v) == slug:
+                return v
+        raise ValueError(f"no frame {slug!r}; frames: {[self.slug(v) for v in self.values]}")

@@ -1,0 +1,75 @@
+"""flops-vs-context: what attention costs in GPT-2 small, against the context length n.
+
+Multiply-adds of Q K^T plus weights @ V for one head of width d_model and for h heads of width
+d_model / h (the same curve), and of the four projections; GPT-2 small's own d_model = 768.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mha_ref import costs, models
+
+from .control import Control
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+
+GPT2 = models.model("GPT-2 small")
+HS = tuple(h for h in (1, 2, 3, 4, 6, 12, 24, 48, 96) if GPT2.d_model % h == 0)
+CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
+
+CONTROL = Control(
+    label_zh="头数 h", label_en="number of heads h", values=HS, start=GPT2.heads,
+    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
+)
+CAPTION_ZH = (
+    "GPT-2 small（d_model = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 n 的变化。"
+    "切成多少个头，注意力那条线都与单头的灰色参照线重合；在 n = {{ value gpt2.context }} 时，"
+    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 n = {{ value gpt2.crossover }} 时两者持平。"
+)
+CAPTION_EN = (
+    "Multiply-adds of one attention block of GPT-2 small (d_model = {{ value gpt2.d_model }}) "
+    "against the context length n. However many heads the width is cut into, the attention curve "
+    "lies on the grey one-head reference; at n = {{ value gpt2.context }} the four projections cost "
+    "{{ value gpt2.ratio .1f }} times the attention itself, and the two meet at "
+    "n = {{ value gpt2.crossover }}."
+)
+
+
+def readout(lang: str, h: int) -> str:
+    d_k = GPT2.d_model // h
+    c = costs.multiply_adds(GPT2.context, GPT2.d_model, h)
+    return pick(lang, f"h = {h} · d_k = {d_k} · n = {GPT2.context} 时注意力乘加 {c.attention:,}",
+                f"h = {h} · d_k = {d_k} · attention at n = {GPT2.context}: {c.attention:,} multiply-adds")
+
+
+def _series(h: int, part: str) -> np.ndarray:
+    return np.array([getattr(costs.multiply_adds(int(n), GPT2.d_model, h), part) for n in CONTEXTS], dtype=float)
+
+
+def draw(lang: str, h: int):
+    fig, ax = new_figure(3.6)
+    ax.loglog(CONTEXTS, _series(1, "attention"), color="#BBBBBB", lw=7, solid_capstyle="round",
+              label=pick(lang, "注意力，1 个头（d_k = 768）", "attention, 1 head (d_k = 768)"))
+    ax.loglog(CONTEXTS, _series(h, "attention"), color=HEAD_COLOURS["syntax"], lw=2,
+              label=pick(lang, f"注意力，{h} 个头（d_k = {GPT2.d_model // h}）",
+                         f"attention, {h} heads (d_k = {GPT2.d_model // h})"))
+    ax.loglog(CONTEXTS, _series(h, "projections"), color=HEAD_COLOURS["position"], lw=2,
+              label=pick(lang, "四个投影 Q、K、V、O", "the four projections Q, K, V, O"))
+    at = costs.multiply_adds(GPT2.context, GPT2.d_model, h)
+    ax.axvline(GPT2.context, color=MUTED, lw=0.8, ls=":")
+    ax.plot([GPT2.context] * 2, [at.attention, at.projections], "o", color=INK, ms=4)
+    ax.annotate(pick(lang, f"n = {GPT2.context}：投影 / 注意力 = {at.projections / at.attention:.1f}",
+                     f"n = {GPT2.context}: projections / attention = {at.projections / at.attention:.1f}"),
+                xy=(GPT2.context, at.projections), xytext=(GPT2.context * 1.3, at.projections / 8), fontsize=9,
+                arrowprops={"arrowstyle": "->", "color": INK})
+    cross = costs.crossover_context(GPT2.d_model)
+    ax.axvline(cross, color=MUTED, lw=0.8, ls="--")
+    ax.text(cross * 1.06, at.projections / 40, pick(lang, f"n = {cross}：两者持平", f"n = {cross}: equal cost"),
+            fontsize=8.5, color=MUTED, va="center")
+    ax.set_xlabel(pick(lang, "上下文长度 n（token 数）", "context length n (tokens)"))
+    ax.set_ylabel(pick(lang, "每层乘加次数", "multiply-adds per block"))
+    ticks = [64, 256, 1024, 4096]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.legend(loc="upper left", fontsize=8.5)
+    return fig

@@ -1,0 +1,56 @@
+"""position-vs-rare-lines: where each head looks, for every query at once.
+
+x is the query's position, y the position of the token the head attends to most. The position
+head draws a diagonal one step behind, the rare-token head a flat line at `cat`, and the syntax
+head jumps wherever the sentence's structure sends it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mha_ref import toy
+
+from .style import HEAD_COLOURS, new_figure, pick
+
+CONTROL = None
+CAPTION_ZH = (
+    "横轴是查询所在的位置，纵轴是该头权重最大的那个 token。位置头画出一条落后一格的斜线，"
+    "稀有词头是一条钉在 `cat` 上的水平线，句法头则随句子结构上下跳动。"
+)
+CAPTION_EN = (
+    "Across: the query's position. Up: the token the head weights most. The position head traces "
+    "a diagonal one step behind, the rare-token head a flat line pinned to `cat`, and the syntax "
+    "head jumps wherever the sentence's structure sends it."
+)
+
+NAMES = {
+    "position": ("位置头", "position head"),
+    "rare": ("稀有词头", "rare-token head"),
+    "syntax": ("句法头", "syntax head"),
+}
+OFFSET = {"position": -0.09, "rare": 0.0, "syntax": 0.09}  # keeps coinciding points apart
+STYLE = {"position": "-", "rare": "--", "syntax": "-"}
+
+
+def draw(lang: str, value=None):
+    weights = toy.trace().weights
+    positions = np.arange(toy.N)
+    fig, ax = new_figure(3.6)
+    for head, (zh, en) in NAMES.items():
+        target = toy.targets(head)
+        w = weights[toy.head_index(head)][positions, target]
+        ax.plot(positions, target + OFFSET[head], STYLE[head], color=HEAD_COLOURS[head], lw=2,
+                marker="o", ms=4, label=pick(lang, zh, en), zorder=3)
+        # marker area shows how sure the head is of its pick
+        ax.scatter(positions, target + OFFSET[head], s=140 * w, color=HEAD_COLOURS[head], alpha=0.35, zorder=2)
+    ticks = [f"{i} {t}" for i, t in enumerate(toy.TOKENS)]
+    ax.set_xticks(positions, ticks)
+    ax.set_yticks(positions, ticks)
+    ax.set_xlim(-0.4, toy.N - 0.6)
+    ax.set_ylim(-0.5, toy.N - 0.5)
+    ax.grid(True, color="#e6e6e6", lw=0.8, zorder=0)
+    ax.set_xlabel(pick(lang, "查询（位置与 token）", "query (position and token)"))
+    ax.set_ylabel(pick(lang, "权重最大的键", "key with the highest weight"))
+    ax.legend(loc="upper left", fontsize=9)
+    return fig

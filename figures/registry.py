@@ -1,0 +1,32 @@
+"""The ordered list of figures. The site, the CLI and the tests all read it; nothing else does.
+
+An id is stable forever: it names the figure's module, files, anchor (#fig-<id>) and downloads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# Site order (the order of FIGURES.md). Each id maps to figures/<id with _ for ->.py.
+ORDER = (
+    "peak-dip",
+    "width-slices",
+    "position-vs-rare-lines",
+    "flops-vs-context",
+)
+
+
+def module_name(fig_id: str) -> str:
+    return f"figures.{fig_id.replace('-', '_')}"
+
+
+def get(fig_id: str) -> ModuleType:
+    """The module that draws `fig_id`; an unknown id is refused by name."""
+    if fig_id not in ORDER:
+        raise KeyError(f"unknown figure id {fig_id!r}; registered ids: {', '.join(ORDER)}")
+    return importlib.import_module(module_name(fig_id))
+
+
+def all_figures() -> list[ModuleType]:
+    return [get(fig_id) for fig_id in ORDER]

@@ -1,0 +1,61 @@
+"""width-slices: the d_model = 8 vector cut into h pieces of width d_k = 8 / h.
+
+The cuts move as h changes; the vector's two ends never do, and h x d_k is always d_model.
+"""
+
+from __future__ import annotations
+
+from matplotlib.patches import Rectangle
+
+from mha_ref import toy
+
+from .control import Control
+from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
+
+HS = tuple(h for h in range(1, toy.D_MODEL + 1) if toy.D_MODEL % h == 0)
+CONTROL = Control(
+    label_zh="头数 h", label_en="number of heads h", values=HS, start=toy.H,
+    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
+)
+CAPTION_ZH = (
+    "一条宽 {{ value toy.d_model }} 的 token 向量被切成 h 段，每段宽 d_k = d_model / h。"
+    "拖动 h：切口在动，两端不动，h × d_k 永远等于 d_model。"
+)
+CAPTION_EN = (
+    "A token vector {{ value toy.d_model }} numbers wide, cut into h pieces of width "
+    "d_k = d_model / h. Step through h: the cuts move, the two ends stay put, and h × d_k is "
+    "always d_model."
+)
+
+
+def readout(lang: str, h: int) -> str:
+    d_k = toy.D_MODEL // h
+    return f"h = {h} · d_k = {toy.D_MODEL} / {h} = {d_k}"
+
+
+def draw(lang: str, h: int):
+    d_model = toy.D_MODEL
+    d_k = d_model // h
+    fig, ax = new_figure(2.2)
+    for i in range(h):
+        colour = SLICE_COLOURS[i % len(SLICE_COLOURS)]
+        for j in range(d_k):
+            ax.add_patch(Rectangle((i * d_k + j, 0), 1, 1, facecolor=colour, alpha=0.28,
+                                   edgecolor="white", lw=1.5))
+        ax.add_patch(Rectangle((i * d_k, 0), d_k, 1, fill=False, edgecolor=colour, lw=2.2))
+        label = pick(lang, f"头 {i + 1}", f"head {i + 1}") if d_k >= 2 or h <= 4 else f"{i + 1}"
+        ax.text(i * d_k + d_k / 2, 1.25, label, ha="center", va="bottom", color=colour, fontsize=9)
+    for j in range(d_model):
+        ax.text(j + 0.5, 0.5, f"x{j}", ha="center", va="center", fontsize=8, color=INK)
+    for end in (0, d_model):  # the ends: the same in every frame
+        ax.plot([end, end], [-0.25, 1.25], color=INK, lw=2.5)
+    ax.annotate("", xy=(0, -0.45), xytext=(d_model, -0.45),
+                arrowprops={"arrowstyle": "<->", "color": MUTED})
+    ax.text(d_model / 2, -0.6, pick(lang, f"d_model = {d_model}（不随 h 改变）", f"d_model = {d_model} (the same for every h)"),
+            ha="center", va="top", fontsize=9, color=MUTED)
+    ax.text(d_model + 0.3, 0.5, f"h × d_k\n= {h} × {d_k}\n= {h * d_k}", ha="left", va="center", fontsize=9)
+    ax.set_xlim(-0.2, d_model + 2.2)
+    ax.set_ylim(-1.1, 1.8)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig

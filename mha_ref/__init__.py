@@ -1,0 +1,20 @@
+"""mha_ref: the numpy reference implementation behind every number and figure of the site."""
+
+from . import costs, models, quantities, toy
+from .attention import (
+    MHAParams,
+    MHATrace,
+    attention,
+    init_params,
+    merge_heads,
+    mha_trace,
+    multi_head_attention,
+    multi_head_attention_loop,
+    softmax,
+    split_heads,
+)
+
+__all__ = [
+    "MHAParams", "MHATrace", "attention", "costs", "init_params", "merge_heads", "mha_trace",
+    "models", "multi_head_attention", "quantities", "multi_head_attention_loop", "softmax", "split_heads", "toy",
+]

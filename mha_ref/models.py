@@ -1,0 +1,99 @@
+"""Published facts the site may state (../shared/FACTS.md), as data that carries its source.
+
+Only this module and the pages' citations bring outside numbers in; everything else is computed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Reference(NamedTuple):
+    key: str
+    authors: str
+    title: str
+    venue: str
+    year: int
+    arxiv: str | None = None  # None for a model card or repository
+
+
+REFERENCES = {
+    r.key: r
+    for r in (
+        Reference("vaswani2017", "Vaswani, Shazeer, Parmar, Uszkoreit, Jones, Gomez, Kaiser, Polosukhin",
+                  "Attention Is All You Need", "NeurIPS", 2017, "1706.03762"),
+        Reference("voita2019", "Voita, Talbot, Moiseev, Sennrich, Titov",
+                  "Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy Lifting, "
+                  "the Rest Can Be Pruned", "ACL", 2019, "1905.09418"),
+        Reference("michel2019", "Michel, Levy, Neubig", "Are Sixteen Heads Really Better than One?",
+                  "NeurIPS", 2019, "1905.10650"),
+        Reference("devlin2019", "Google Research", "BERT (repository README: model sizes)",
+                  "google-research/bert", 2018),
+        Reference("radford2019", "OpenAI", "GPT-2 (repository: model hyperparameters)",
+                  "openai/gpt-2", 2019),
+        Reference("brown2020", "Brown et al.", "Language Models are Few-Shot Learners", "NeurIPS",
+                  2020, "2005.14165"),
+        Reference("touvron2023", "Meta AI", "LLaMA (2023) model card", "facebookresearch/llama", 2023),
+        Reference("meta2024", "Meta AI", "Llama 3 model card", "meta-llama/llama3", 2024),
+    )
+}
+
+
+class Model(NamedTuple):
+    name: str
+    d_model: int
+    layers: str  # as printed: "6+6" for encoder + decoder
+    heads: int
+    d_head: int
+    context: int | None
+    source: str  # a key of REFERENCES
+    kv_heads: int | None = None  # grouped-query attention: fewer key/value heads than query heads
+
+
+PUBLISHED_MODELS = (
+    Model("Transformer base", 512, "6+6", 8, 64, None, "vaswani2017"),
+    Model("Transformer big", 1024, "6+6", 16, 64, None, "vaswani2017"),
+    Model("BERT base", 768, "12", 12, 64, 512, "devlin2019"),
+    Model("BERT large", 1024, "24", 16, 64, 512, "devlin2019"),
+    Model("GPT-2 small", 768, "12", 12, 64, 1024, "radford2019"),
+    Model("GPT-2 medium", 1024, "24", 16, 64, 1024, "radford2019"),
+    Model("GPT-2 large", 1280, "36", 20, 64, 1024, "radford2019"),
+    Model("GPT-2 XL", 1600, "48", 25, 64, 1024, "radford2019"),
+    # Brown et al. Table 2.1 has rows where heads x d_head != d_model; only the 175B row is used.
+    Model("GPT-3 175B", 12288, "96", 96, 128, 2048, "brown2020"),
+    Model("LLaMA 7B", 4096, "32", 32, 128, 2048, "touvron2023"),
+    Model("LLaMA 13B", 5120, "40", 40, 128, 2048, "touvron2023"),
+    Model("LLaMA 33B", 6656, "60", 52, 128, 2048, "touvron2023"),
+    Model("LLaMA 65B", 8192, "80", 64, 128, 2048, "touvron2023"),
+    Model("Llama 3 8B", 4096, "32", 32, 128, 8192, "meta2024", kv_heads=8),
+    Model("Llama 3 70B", 8192, "80", 64, 128, 8192, "meta2024", kv_heads=8),
+)
+
+
+def model(name: str) -> Model:
+    for m in PUBLISHED_MODELS:
+        if m.name == name:
+            return m
+    raise ValueError(f"unknown model {name!r}; known: {', '.join(m.name for m in PUBLISHED_MODELS)}")
+
+
+class HeadCountRow(NamedTuple):
+    h: int
+    d_k: int
+    ppl: float  # dev perplexity, EN-DE newstest2013
+    bleu: float  # dev BLEU
+
+
+# Vaswani et al. 2017, Table 3 rows (A): computation held constant while h varies.
+HEAD_COUNT_TABLE = (
+    HeadCountRow(1, 512, 5.29, 24.9),
+    HeadCountRow(4, 128, 5.00, 25.5),
+    HeadCountRow(8, 64, 4.92, 25.8),
+    HeadCountRow(16, 32, 4.91, 25.8),
+    HeadCountRow(32, 16, 5.01, 25.4),
+)
+HEAD_COUNT_SOURCE = "vaswani2017"
+
+# Voita et al. 2019, pruning on WMT EN-RU: heads kept of the encoder's 48, and the BLEU it cost.
+VOITA_ENCODER_HEADS = 48
+VOITA_PRUNED = {"heads_kept": 10, "bleu_drop": 0.15, "source": "voita2019"}

@@ -1,0 +1,66 @@
+"""Named numbers that the pages print. Prose writes {{ value NAME }} instead of typing a number.
+
+Each entry is computed by mha_ref when the site is built; the name is the only thing the page
+knows. Add an entry here, then use it in both languages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import costs, models, toy
+
+
+def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
+    def value() -> float:
+        row = toy.blend_curve()[alpha_index]
+        return float(row.max() if token is None else row[toy.token_index(token)])
+    return value
+
+
+_MID = toy.BLEND_STEPS // 2
+_GPT2 = models.model("GPT-2 small")
+
+
+def _gpt2_costs() -> costs.MultiplyAdds:
+    return costs.multiply_adds(_GPT2.context, _GPT2.d_model, _GPT2.heads)
+
+
+QUANTITIES: dict[str, Callable[[], float | int]] = {
+    "toy.n": lambda: toy.N,
+    "toy.d_model": lambda: toy.D_MODEL,
+    "toy.h": lambda: toy.H,
+    "toy.d_k": lambda: toy.D_K,
+    "blend.steps": lambda: toy.BLEND_STEPS,
+    "blend.peak_position": _blend(0),
+    "blend.peak_syntax": _blend(-1),
+    "blend.peak_mid": _blend(_MID),
+    "blend.mid_and": _blend(_MID, "and"),
+    "blend.mid_ran": _blend(_MID, "ran"),
+    "blend.peak_min": lambda: float(toy.blend_curve().max(axis=1).min()),
+    "diffuse.max_weight": lambda: float(toy.trace().weights[toy.head_index("diffuse")].max()),
+    "gpt2.d_model": lambda: _GPT2.d_model,
+    "gpt2.h": lambda: _GPT2.heads,
+    "gpt2.d_k": lambda: _GPT2.d_model // _GPT2.heads,
+    "gpt2.context": lambda: _GPT2.context,
+    "gpt2.params": lambda: costs.param_count(_GPT2.d_model, _GPT2.heads),
+    "gpt2.weights": lambda: costs.param_count(_GPT2.d_model, _GPT2.heads, bias=False),
+    "gpt2.projections": lambda: _gpt2_costs().projections,
+    "gpt2.attention": lambda: _gpt2_costs().attention,
+    "gpt2.ratio": lambda: _gpt2_costs().projections / _gpt2_costs().attention,
+    "gpt2.crossover": lambda: costs.crossover_context(_GPT2.d_model),
+}
+
+
+def value(name: str) -> float | int:
+    """The number called `name`; an unknown name is refused with the known ones listed."""
+    try:
+        compute = QUANTITIES[name]
+    except KeyError:
+        raise KeyError(f"unknown value {name!r}; known values: {', '.join(sorted(QUANTITIES))}") from None
+    v = compute()
+    if isinstance(v, (np.integer, np.floating)):
+        v = v.item()
+    return v
