@@ -22,16 +22,16 @@ CONTROL = Control(
     slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
 )
 CAPTION_ZH = (
-    "GPT-2 small（d_model = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 n 的变化。"
-    "切成多少个头，注意力那条线都与单头的灰色参照线重合；在 n = {{ value gpt2.context }} 时，"
-    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 n = {{ value gpt2.crossover }} 时两者持平。"
+    "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 $n$ 的变化。"
+    "不管切成多少个头，注意力那条线都与单头的灰色参照线重合；在 $n$ = {{ value gpt2.context }} 时，"
+    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 $n$ = {{ value gpt2.crossover }} 时两者持平。"
 )
 CAPTION_EN = (
-    "Multiply-adds of one attention block of GPT-2 small (d_model = {{ value gpt2.d_model }}) "
-    "against the context length n. However many heads the width is cut into, the attention curve "
-    "lies on the grey one-head reference; at n = {{ value gpt2.context }} the four projections cost "
+    "Multiply-adds of one attention block of GPT-2 small ($d_\\text{model}$ = {{ value gpt2.d_model }}) "
+    "against the context length $n$. However many heads the width is cut into, the attention curve "
+    "lies on the grey one-head reference; at $n$ = {{ value gpt2.context }} the four projections cost "
     "{{ value gpt2.ratio .1f }} times the attention itself, and the two meet at "
-    "n = {{ value gpt2.crossover }}."
+    "$n$ = {{ value gpt2.crossover }}."
 )
 
 

@@ -18,13 +18,13 @@ CONTROL = Control(
     slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
 )
 CAPTION_ZH = (
-    "一条宽 {{ value toy.d_model }} 的 token 向量被切成 h 段，每段宽 d_k = d_model / h。"
-    "拖动 h：切口在动，两端不动，h × d_k 永远等于 d_model。"
+    "一条宽 {{ value toy.d_model }} 的 token 向量被切成 $h$ 段，每段宽 $d_k = d_\\text{model} / h$。"
+    "拖动 $h$：切口在动，两端不动，$h \\times d_k$ 永远等于 $d_\\text{model}$。"
 )
 CAPTION_EN = (
-    "A token vector {{ value toy.d_model }} numbers wide, cut into h pieces of width "
-    "d_k = d_model / h. Step through h: the cuts move, the two ends stay put, and h × d_k is "
-    "always d_model."
+    "A token vector {{ value toy.d_model }} numbers wide, cut into $h$ pieces of width "
+    "$d_k = d_\\text{model} / h$. Step through $h$: the cuts move, the two ends stay put, and "
+    "$h \\times d_k$ is always $d_\\text{model}$."
 )
 
 

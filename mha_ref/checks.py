@@ -31,6 +31,15 @@ def heads(d_model: int, h: int) -> None:
         raise ValueError(f"the head count h={h} does not divide d_model={d_model}")
 
 
+def count(value, what: str) -> int:
+    """A whole number >= 1 (a context length, say); numpy integers are welcome."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be a whole number >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+    return int(value)
+
+
 def tokens(x) -> np.ndarray:
     """x is [n, d_model] or [batch, n, d_model], finite."""
     x = _array(x, "x")

@@ -37,8 +37,7 @@ class MultiplyAdds(NamedTuple):
 def multiply_adds(n: int, d_model: int, h: int) -> MultiplyAdds:
     """Multiply-adds of one block on n tokens, counted head by head."""
     checks.heads(d_model, h)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"the context length n must be a whole number >= 1, got {n!r}")
+    n = checks.count(n, "the context length n")
     d_k = d_model // h
     projections = 4 * n * d_model * d_model
     scores = h * (n * d_k * n)  # each head: (n x d_k) @ (d_k x n)
@@ -48,4 +47,5 @@ def multiply_adds(n: int, d_model: int, h: int) -> MultiplyAdds:
 
 def crossover_context(d_model: int) -> int:
     """The n at which the projections cost as much as the attention: 4 n d^2 = 2 n^2 d, n = 2d."""
+    checks.heads(d_model, 1)
     return 2 * d_model

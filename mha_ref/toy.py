@@ -49,7 +49,7 @@ PREVIOUS = tuple(max(i - 1, 0) for i in range(N))  # position 0 has no previous 
 
 STEP = np.deg2rad(36.0)  # angle between neighbouring positions: 0..180 degrees for six tokens
 ROLE_ANGLE = {"cat": 90.0, "ate": 210.0, "ran": 330.0}  # three well separated directions
-GAIN_POSITION = 4.6  # sharp enough that the position head is confident (peak >= 0.9)
+GAIN_POSITION = 4.6  # sharp enough that the position head is confident (peak near 0.9)
 # The syntax gain balances the two rules for the query `it`: the position head scores `and` above
 # `ran` by GAIN_POSITION**2 * (1 - cos(2 STEP)), and the syntax head scores `ran` above `and` by
 # GAIN_SYNTAX**2; equal margins put the blend's turning point at the midpoint.

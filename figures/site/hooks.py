@@ -1,0 +1,78 @@
+"""MkDocs hooks: how the figures and computed numbers reach the pages.
+
+mkdocs-static-i18n runs the whole build once per language (zh at /, en at /en/) with the same
+config; `config.plugins["i18n"].current_language` says which one is running.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import posixpath
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.utils import get_relative_url
+
+ROOT = Path(__file__).resolve().parents[2]
+OUR_PACKAGES = ("mha_ref", "figures")
+
+
+def _lang(config) -> str:
+    return config.plugins["i18n"].current_language
+
+
+def on_config(config):
+    # This checkout's code first, whatever else the environment has installed.
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    # `mkdocs serve` keeps imported modules across rebuilds: forget ours, so that an edit to
+    # mha_ref/ or figures/ is what the gen-files script and the pages see on the next build.
+    for name in [m for m in sys.modules if m.split(".")[0] in OUR_PACKAGES]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+    return config
+
+
+@event_priority(-200)  # after static-i18n's own on_files (-100)
+def on_files(files, config):
+    """Generated figures are per language: in the en build they belong under en/.
+
+    static-i18n only localises files inside docs/, and gen-files writes elsewhere.
+    """
+    lang, default = _lang(config), config.plugins["i18n"].default_language
+    if lang == default:
+        return files
+    for f in files:
+        if getattr(f, "generated_by", None) == "mkdocs-gen-files" and not f.is_documentation_page():
+            f.dest_uri = posixpath.join(lang, f.dest_uri)
+            f.url = f._get_url()
+            f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    markup = importlib.import_module("figures.site.markup")
+    where = page.file.src_uri
+
+    def url(path: str) -> str:
+        f = files.get_file_from_path(f"figures/{path}")
+        if f is None:
+            raise PluginError(f"{where}: the figure file figures/{path} was not generated")
+        return get_relative_url(f.url, page.url)
+
+    try:
+        text, _ = markup.expand(markdown, _lang(config), url, where)
+    except markup.MarkupError as e:
+        raise PluginError(str(e)) from e
+    return text
+
+
+def on_page_content(html, page, config, files):
+    mathml = importlib.import_module("figures.site.mathml")
+    try:
+        return mathml.to_mathml(html, page.file.src_uri)
+    except ValueError as e:
+        raise PluginError(str(e)) from e

@@ -1,0 +1,150 @@
+"""The two constructs a page may use, expanded for the page's language at build time.
+
+    {{ figure ID }}            on a line of its own: the figure, its frames, number and caption
+    {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
+    {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
+    {{ value NAME .2f }}       with a Python format spec
+
+This is the only place that knows how a figure becomes HTML; later features (downloads,
+citation, provenance) are added here without touching the pages.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+import markdown as md
+
+from mha_ref import quantities
+
+from .. import registry
+from ..render import frames
+
+FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
+VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>[^\s}]+))?\s*\}\}")
+ANY = re.compile(r"\{\{\s*(?!figure\s|value\s)(\w+)")
+
+WORDS = {
+    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧"},
+    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame"},
+}
+
+
+class MarkupError(ValueError):
+    """A construct names something that does not exist; the message says what and where."""
+
+
+def format_value(v, spec: str | None) -> str:
+    if spec is None:
+        spec = "," if isinstance(v, int) else ".2f"
+    try:
+        return format(v, spec)
+    except ValueError as e:
+        raise MarkupError(f"format spec {spec!r} does not fit the value {v!r}: {e}") from None
+
+
+def expand_values(text: str, where: str) -> str:
+    def one(m: re.Match) -> str:
+        try:
+            v = quantities.value(m["name"])
+        except KeyError as e:
+            raise MarkupError(f"{where}: {e.args[0]}") from None
+        return format_value(v, m["spec"])
+
+    return VALUE.sub(one, text)
+
+
+def _inline_markdown(text: str) -> str:
+    # Captions are short Markdown; math stays in arithmatex's form for the page's math hook.
+    out = md.markdown(text, extensions=["pymdownx.arithmatex"],
+                      extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    return out.removeprefix("<p>").removesuffix("</p>")
+
+
+def caption(fig_id: str, lang: str, where: str = "") -> str:
+    """The figure's caption for a language, numbers filled in, as Markdown."""
+    mod = registry.get(fig_id)
+    text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
+    return expand_values(text, where or f"caption of figure {fig_id!r}")
+
+
+def _plain(markdown_text: str) -> str:
+    """Caption text for an image's alt attribute: no Markdown marks, no TeX commands."""
+    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", markdown_text)
+    text = text.replace("\\times", "×").replace("\\cdot", "·")
+    return re.sub(r"[`*$\\]", "", text)
+
+
+def _start_index(fig_id: str, start: str | None, where: str) -> int:
+    """The frame the page opens on: the control's own start, or the page's start=VALUE."""
+    control = registry.get(fig_id).CONTROL
+    if control is None:
+        if start is not None:
+            raise MarkupError(f"{where}: figure {fig_id!r} has no control, so no start frame")
+        return 0
+    values = list(control.values)
+    if start is None:
+        return values.index(control.start)
+    for i, v in enumerate(values):
+        if start in (str(v), control.slug(v)):
+            return i
+    raise MarkupError(f"{where}: figure {fig_id!r} has no frame {start!r}; "
+                      f"its frames: {[control.slug(v) for v in values]}")
+
+
+def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], start: str | None = None,
+                where: str = "") -> str:
+    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link."""
+    try:
+        mod = registry.get(fig_id)
+    except KeyError as e:
+        raise MarkupError(f"{where}: {e.args[0]}") from None
+    words = WORDS[lang]
+    control = mod.CONTROL
+    cap = caption(fig_id, lang, where)
+    readout = getattr(mod, "readout", None)
+    start_index = _start_index(fig_id, start, where)
+    parts = []
+    for i, frame in enumerate(frames(fig_id)):
+        label = control.value_label(frame.value, lang) if control else ""
+        text = readout(lang, frame.value) if (readout and control) else label
+        alt = _plain(cap) + (f" ({label})" if label else "")
+        parts.append(
+            f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}">'
+            f'<img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy">'
+            + (f'<p class="mha-frame-caption">{html.escape(text)}</p>' if text else "")
+            + "</div>"
+        )
+    attrs = ""
+    if control:
+        attrs = (f' data-start="{start_index}" data-label-control="{html.escape(control.label(lang))}"'
+                 f' data-label-prev="{words["prev"]}" data-label-next="{words["next"]}"')
+    return (
+        f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}">\n'
+        f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
+        f'<figcaption><a class="mha-fig-num" href="#fig-{fig_id}">{words["figure"].format(number)}</a> '
+        f"{_inline_markdown(cap)}</figcaption>\n</figure>"
+    )
+
+
+def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple[str, list[str]]:
+    """Expand every construct of a page. Returns the new Markdown and the figure ids in order."""
+    placed: list[str] = []
+
+    def one_figure(m: re.Match) -> str:
+        opts = dict(o.split("=", 1) for o in m["opts"].split())
+        unknown = set(opts) - {"start"}
+        if unknown:
+            raise MarkupError(f"{where}: figure {m['id']!r} has unknown option(s) {sorted(unknown)}")
+        if m["id"] in placed:
+            raise MarkupError(f"{where}: figure {m['id']!r} is placed twice; its anchor must be unique")
+        placed.append(m["id"])
+        return "\n" + figure_html(m["id"], lang, len(placed), url, opts.get("start"), where) + "\n"
+
+    text = FIGURE.sub(one_figure, text)
+    stray = ANY.search(text)
+    if stray and stray.group(1) in {"fig", "figures", "val", "values", "number"}:
+        raise MarkupError(f"{where}: unknown construct {{{{ {stray.group(1)} ...: use figure or value")
+    return expand_values(text, where), placed

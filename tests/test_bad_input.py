@@ -1,0 +1,238 @@
+"""Every bad input is refused, with a message that names the problem."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mha_ref import costs, quantities, toy
+from mha_ref.attention import attention, init_params, multi_head_attention, multi_head_attention_loop
+
+BLOCKS = [multi_head_attention, multi_head_attention_loop]
+BLOCK_IDS = ["batched", "loop"]
+
+
+@pytest.fixture
+def p8():
+    return init_params(8, 2, seed=0)
+
+
+@pytest.fixture
+def x8():
+    return np.random.default_rng(0).normal(size=(4, 8))
+
+
+# --- the head count ---------------------------------------------------------------------------
+
+def test_init_params_h_not_dividing_d_model():
+    with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
+        init_params(8, 3)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_block_h_not_dividing_d_model(block, p8, x8):
+    with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
+        block(x8, p8, 3)
+
+
+@pytest.mark.parametrize("h", [0, -2])
+def test_h_below_one(h, p8, x8):
+    with pytest.raises(ValueError, match=rf"h must be at least 1, got h={h}"):
+        init_params(8, h)
+    for block in BLOCKS:
+        with pytest.raises(ValueError, match=rf"h must be at least 1, got h={h}"):
+            block(x8, p8, h)
+
+
+@pytest.mark.parametrize("h,shown", [(2.0, r"2\.0"), (True, "True"), ("2", "'2'")])
+def test_h_not_an_integer(h, shown, p8, x8):
+    with pytest.raises(TypeError, match=rf"h must be an integer, got {shown}"):
+        init_params(8, h)
+    for block in BLOCKS:
+        with pytest.raises(TypeError, match=rf"h must be an integer, got {shown}"):
+            block(x8, p8, h)
+
+
+def test_d_model_not_an_integer_or_too_small():
+    with pytest.raises(TypeError, match=r"d_model must be an integer, got 8\.0"):
+        init_params(8.0, 2)
+    with pytest.raises(ValueError, match=r"d_model must be at least 1, got d_model=0"):
+        init_params(0, 1)
+
+
+# --- x ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+@pytest.mark.parametrize("shape", [(8,), (1, 2, 4, 8)], ids=["1-D", "4-D"])
+def test_x_of_wrong_rank(block, shape, p8):
+    with pytest.raises(ValueError, match=r"x must be 2-D \[n, d_model\] or 3-D .*got shape " + str(shape).replace("(", r"\(").replace(")", r"\)")):
+        block(np.ones(shape), p8, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+@pytest.mark.parametrize("width", [6, 12])
+def test_x_of_wrong_width_for_params(block, width, p8):
+    # h = 2 divides both widths, so the complaint must be the width mismatch itself
+    x = np.ones((3, width))
+    with pytest.raises(ValueError, match=rf"params\.w_q has shape \(8, 8\), expected \({width}, {width}\) for x of width d_model={width}"):
+        block(x, p8, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_x_with_no_tokens(block, p8):
+    with pytest.raises(ValueError, match=r"x has no tokens"):
+        block(np.ones((0, 8)), p8, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_x_not_numeric(block, p8):
+    with pytest.raises(TypeError, match=r"x must be a real numeric array"):
+        block(np.full((2, 8), "a"), p8, 2)
+    with pytest.raises(TypeError, match=r"x must be a real numeric array"):
+        block(np.ones((2, 8)) * 1j, p8, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_nan_in_x(block, p8, x8):
+    x8[2, 3] = np.nan
+    with pytest.raises(ValueError, match=r"x contains non-finite values"):
+        block(x8, p8, 2)
+
+
+# --- params -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_one_matrix_of_wrong_shape(block, p8, x8):
+    bad = p8._replace(w_k=np.ones((8, 7)))
+    with pytest.raises(ValueError, match=r"params\.w_k has shape \(8, 7\), expected \(8, 8\)"):
+        block(x8, bad, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_one_bias_of_wrong_length(block, p8, x8):
+    bad = p8._replace(b_v=np.ones(7))
+    with pytest.raises(ValueError, match=r"params\.b_v has shape \(7,\), expected \(8,\)"):
+        block(x8, bad, 2)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_inf_in_a_weight_matrix(block, p8, x8):
+    w_o = p8.w_o.copy()
+    w_o[1, 1] = np.inf
+    with pytest.raises(ValueError, match=r"params\.w_o contains non-finite values"):
+        block(x8, p8._replace(w_o=w_o), 2)
+
+
+# --- the mask ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_mask_of_wrong_shape(block, p8, x8):
+    with pytest.raises(ValueError, match=r"mask of shape \(3, 3\) does not broadcast to the scores' shape"):
+        block(x8, p8, 2, mask=np.ones((3, 3), dtype=bool))
+    # a (batch, n, n) mask for an unbatched x is refused as well
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 4, 4\) does not broadcast"):
+        block(x8, p8, 2, mask=np.ones((2, 4, 4), dtype=bool))
+
+
+def test_attention_mask_of_wrong_shape():
+    q = np.ones((2, 3))
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 3\) does not broadcast to the scores' shape \(2, 2\)"):
+        attention(q, q, q, mask=np.ones((2, 3), dtype=bool))
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_mask_not_boolean(block, p8, x8):
+    with pytest.raises(TypeError, match=r"mask must be boolean .*got dtype int"):
+        block(x8, p8, 2, mask=np.tril(np.ones((4, 4), dtype=int)))
+    q = np.ones((4, 2))
+    with pytest.raises(TypeError, match=r"mask must be boolean"):
+        attention(q, q, q, mask=np.tril(np.ones((4, 4), dtype=int)))
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_mask_row_with_no_key(block, p8, x8):
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    mask[2] = False
+    with pytest.raises(ValueError, match=r"the mask allows no key for query row\(s\) \[2\]"):
+        block(x8, p8, 2, mask=mask)
+    mask[0] = False
+    with pytest.raises(ValueError, match=r"query row\(s\) \[0, 2\]"):
+        attention(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), mask=mask)
+
+
+def test_batched_mask_row_with_no_key(p8):
+    x = np.ones((2, 4, 8))
+    mask = np.ones((2, 4, 4), dtype=bool)
+    mask[1, 3] = False
+    with pytest.raises(ValueError, match=r"query row\(s\) \[3\]"):
+        multi_head_attention(x, p8, 2, mask=mask)
+
+
+# --- attention's own checks -------------------------------------------------------------------
+
+def test_attention_q_and_k_with_different_d_k():
+    with pytest.raises(ValueError, match=r"q and k must share their last axis d_k, got \(2, 3\) and \(2, 4\)"):
+        attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 5)))
+
+
+def test_attention_k_and_v_with_different_n():
+    with pytest.raises(ValueError, match=r"k and v must have the same number of keys, got \(3, 2\) and \(4, 2\)"):
+        attention(np.ones((2, 2)), np.ones((3, 2)), np.ones((4, 2)))
+
+
+def test_attention_inputs_below_2_d():
+    with pytest.raises(ValueError, match=r"q, k, v must be at least 2-D"):
+        attention(np.ones(2), np.ones((2, 2)), np.ones((2, 2)))
+
+
+def test_attention_non_finite():
+    q = np.ones((2, 2))
+    k = q.copy()
+    k[0, 0] = -np.inf
+    with pytest.raises(ValueError, match=r"k contains non-finite values"):
+        attention(q, k, q)
+
+
+# --- the running example and the quantities ---------------------------------------------------
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan")])
+def test_blend_weights_outside_unit_interval(alpha):
+    with pytest.raises(ValueError, match=r"the blend ratio must lie in \[0, 1\], got " + str(alpha).replace(".", r"\.")):
+        toy.blend_weights(alpha)
+
+
+def test_token_index_unknown_token():
+    with pytest.raises(ValueError, match=r"unknown token 'dog'; the sentence is the cat ate and it ran"):
+        toy.token_index("dog")
+
+
+def test_head_index_unknown_head():
+    with pytest.raises(ValueError, match=r"unknown head 'induction'"):
+        toy.head_index("induction")
+
+
+def test_quantities_unknown_name():
+    with pytest.raises(KeyError, match=r"unknown value 'nope'; known values: .*gpt2\.params"):
+        quantities.value("nope")
+
+
+# --- costs ------------------------------------------------------------------------------------
+
+def test_costs_refuse_bad_head_counts_and_contexts():
+    with pytest.raises(ValueError, match=r"h=7 does not divide d_model=768"):
+        costs.param_count(768, 7)
+    with pytest.raises(ValueError, match=r"h=5 does not divide d_model=768"):
+        costs.multiply_adds(1024, 768, 5)
+    for n in (0, -1, 2.5, True):
+        with pytest.raises((ValueError, TypeError), match=r"the context length n must be a whole number >= 1"):
+            costs.multiply_adds(n, 768, 12)
+
+
+@pytest.mark.parametrize("d_model", [-3, 0, 2.5])
+def test_crossover_context_refuses_bad_d_model(d_model):
+    with pytest.raises((ValueError, TypeError), match=r"d_model"):
+        costs.crossover_context(d_model)
+
+
+def test_multiply_adds_accepts_numpy_integer_n():
+    assert costs.multiply_adds(np.int64(4), 8, 2) == costs.multiply_adds(4, 8, 2)

@@ -1,0 +1,125 @@
+"""Every registered figure renders every frame in both languages, with every glyph, identically."""
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import figures
+from figures import registry
+from figures.render import FigureError, Frame, frames, render
+from figures.site import markup
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
+
+
+def test_registry_has_one_module_per_figure_with_the_contract():
+    for fig_id in registry.ORDER:
+        mod = registry.get(fig_id)
+        assert Path(mod.__file__).name == fig_id.replace("-", "_") + ".py"
+        assert callable(mod.draw)
+        assert mod.CAPTION_ZH.strip() and mod.CAPTION_EN.strip()
+        assert mod.__doc__.split(":")[0] == fig_id  # the docstring opens with the id
+
+
+def test_unknown_figure_id_is_named():
+    with pytest.raises(KeyError, match="no-such-figure"):
+        registry.get("no-such-figure")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
+def test_frame_renders_with_no_missing_glyph(frame, lang):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        svg = render(frame, lang, "svg")
+    missing = [str(w.message) for w in caught if "missing" in str(w.message).lower()]
+    assert not missing, missing
+    assert svg.startswith(b"<?xml") and b"<svg" in svg
+    assert b"<dc:date>" not in svg  # no date: two builds give the same bytes
+    assert b"<text" not in svg  # glyphs are paths: the reader needs no font
+
+
+def test_zh_and_en_frames_differ_where_they_have_words():
+    frame = Frame("peak-dip", None, None)
+    assert render(frame, "zh") != render(frame, "en")
+
+
+def test_a_broken_figure_is_named(monkeypatch):
+    mod = registry.get("peak-dip")
+    monkeypatch.setattr(mod, "draw", lambda lang, value=None: 1 / 0)
+    with pytest.raises(FigureError, match="peak-dip.*zh.*ZeroDivisionError"):
+        render(Frame("peak-dip", None, None), "zh")
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf", "png"])
+def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt):
+    for run in ("a", "b"):
+        subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path / run), "--format", fmt],
+                       cwd=ROOT, check=True, capture_output=True)
+    a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob(f"*.{fmt}"))
+    b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob(f"*.{fmt}"))
+    assert a == b and len(a) == 2 * len(ALL_FRAMES)
+    for rel in a:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+
+def test_cli_refuses_unknown_id_and_format(tmp_path):
+    bad_id = subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path), "--only", "nope"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert bad_id.returncode != 0 and "nope" in bad_id.stderr
+    bad_fmt = subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path), "--format", "gif"],
+                             cwd=ROOT, capture_output=True, text=True)
+    assert bad_fmt.returncode != 0 and "gif" in bad_fmt.stderr
+
+
+def test_cli_writes_only_the_chosen_figures_and_languages(tmp_path):
+    subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path), "--lang", "en",
+                    "--only", "width-slices"], cwd=ROOT, check=True, capture_output=True)
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.svg"))
+    assert written == sorted(f"en/{f.path('svg')}" for f in frames("width-slices"))
+
+
+# the figure construct ---------------------------------------------------------------------------
+def _url(path):
+    return f"../figures/{path}"
+
+
+def test_figure_construct_places_frames_caption_number_and_anchor():
+    text, ids = markup.expand("intro\n\n{{ figure width-slices }}\n\n{{ figure peak-dip }}\n", "en", _url, "t.md")
+    assert ids == ["width-slices", "peak-dip"]
+    assert 'id="fig-width-slices"' in text and 'id="fig-peak-dip"' in text
+    assert "Figure 1</a>" in text and "Figure 2</a>" in text
+    assert text.count('class="mha-frame"') == len(frames("width-slices")) + 1
+    assert 'data-start="2"' in text  # h = 4, the running example's head count
+    assert 'data-label-control="number of heads h"' in text
+
+
+def test_figure_construct_start_option_and_errors():
+    text, _ = markup.expand("{{ figure width-slices start=h2 }}", "zh", _url, "t.md")
+    assert 'data-start="1"' in text and "图 1</a>" in text
+    for bad, pattern in [("{{ figure nope }}", "nope"), ("{{ figure width-slices start=h3 }}", "h3"),
+                         ("{{ figure peak-dip start=1 }}", "no control"),
+                         ("{{ figure peak-dip colour=red }}", "colour"),
+                         ("{{ figure peak-dip }}\n\n{{ figure peak-dip }}", "twice")]:
+        with pytest.raises(markup.MarkupError, match=pattern):
+            markup.expand(bad, "en", _url, "t.md")
+
+
+def test_value_construct_prints_computed_numbers():
+    text, _ = markup.expand("{{ value gpt2.params }} / {{ value gpt2.ratio .1f }}", "en", _url, "t.md")
+    assert text == "2,362,368 / 1.5"
+    with pytest.raises(markup.MarkupError, match="t.md.*nope"):
+        markup.expand("{{ value nope }}", "en", _url, "t.md")
+
+
+def test_captions_type_no_number_by_hand():
+    import re
+    for fig_id in figures.ORDER:
+        mod = registry.get(fig_id)
+        for cap in (mod.CAPTION_ZH, mod.CAPTION_EN):
+            bare = re.sub(r"\{\{.*?\}\}|\$[^$]*\$|GPT-2", "", cap)
+            assert not re.search(r"\d", bare), (fig_id, bare)

@@ -1,0 +1,190 @@
+"""The built site: strict build, language twins, anchors, search, math, and no third-party host."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+MKDOCS = [sys.executable, "-m", "mkdocs"]
+ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
+
+
+def _config():
+    class Loader(yaml.SafeLoader):
+        pass
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # ignore !python tags
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+
+
+SITE_HOST = urlparse(_config()["site_url"]).netloc
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build") / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    run = subprocess.run([*MKDOCS, "build", "--strict", "-d", str(out)], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return out
+
+
+def _html(site, rel):
+    return BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+def _built(page: Path, lang: str) -> str:
+    """docs/a/b.zh.md -> a/b/index.html (zh) or en/a/b/index.html."""
+    stem = page.relative_to(DOCS).as_posix().removesuffix(".zh.md")
+    rel = "index.html" if stem == "index" else f"{stem.removesuffix('/index')}/index.html"
+    return rel if lang == "zh" else f"en/{rel}"
+
+
+def test_every_zh_page_has_an_en_twin_and_back():
+    zh = {p.as_posix().removesuffix(".zh.md") for p in DOCS.rglob("*.zh.md")}
+    en = {p.as_posix().removesuffix(".en.md") for p in DOCS.rglob("*.en.md")}
+    assert zh and zh == en
+
+
+def test_every_heading_carries_an_explicit_english_id():
+    for page in DOCS.rglob("*.md"):
+        in_code = False
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.startswith("```"):
+                in_code = not in_code
+            if not in_code and re.match(r"#{1,6} ", line):
+                assert re.search(r"\{#[a-z0-9][a-z0-9-]*\}\s*$", line), f"{page.name}: {line}"
+
+
+@pytest.mark.parametrize("page", ZH_PAGES, ids=lambda p: p.name)
+def test_twins_share_figures_and_anchors_in_order(site, page):
+    zh, en = _html(site, _built(page, "zh")), _html(site, _built(page, "en"))
+
+    def ids(soup, selector):
+        return [el["id"] for el in soup.select(selector) if el.get("id")]
+
+    assert ids(zh, "figure.mha-figure") == ids(en, "figure.mha-figure")
+    assert ids(zh, "article h1, article h2, article h3, article h4") == \
+        ids(en, "article h1, article h2, article h3, article h4")
+    assert ids(zh, "article [id]") == ids(en, "article [id]")
+
+
+@pytest.mark.parametrize("page", ZH_PAGES, ids=lambda p: p.name)
+def test_language_switch_lands_on_the_same_page(site, page):
+    for lang, other in (("zh", "en"), ("en", "zh")):
+        rel = _built(page, lang)
+        links = {a["hreflang"]: a["href"] for a in _html(site, rel).select("a.md-select__link")}
+        target = urlparse(links[other]).path
+        here = (site / rel).parent
+        resolved = (site / target.lstrip("/")) if target.startswith("/") else (here / target)
+        assert resolved.resolve() / "index.html" == (site / _built(page, other)).resolve()
+
+
+def test_figures_are_in_the_page_language_and_exist(site):
+    for page in ZH_PAGES:
+        for lang in ("zh", "en"):
+            rel = _built(page, lang)
+            for img in _html(site, rel).select("figure.mha-figure img"):
+                target = ((site / rel).parent / img["src"]).resolve()
+                assert target.is_file(), img["src"]
+                lang_root = site if lang == "zh" else site / "en"
+                assert target.is_relative_to(lang_root / "figures"), img["src"]
+    zh_svg, en_svg = site / "figures/peak-dip.svg", site / "en/figures/peak-dip.svg"
+    assert zh_svg.read_bytes() != en_svg.read_bytes()  # the words differ
+
+
+def test_figures_have_frames_numbers_and_captions(site):
+    soup = _html(site, "index.html")
+    width = soup.select_one("#fig-width-slices")
+    assert len(width.select(".mha-frame")) == 4
+    assert width.select_one(".mha-frames")["data-label-control"] == "头数 h"
+    assert width.select_one("figcaption .mha-fig-num").get_text() == "图 2"
+    en = _html(site, "en/index.html").select_one("#fig-width-slices")
+    assert en.select_one(".mha-frames")["data-label-control"] == "number of heads h"
+    assert en.select_one("figcaption .mha-fig-num").get_text() == "Figure 2"
+
+
+def test_numbers_are_filled_in_and_no_construct_is_left(site):
+    for page in ZH_PAGES:
+        for lang in ("zh", "en"):
+            text = (site / _built(page, lang)).read_text(encoding="utf-8")
+            assert "{{" not in text, _built(page, lang)
+    from mha_ref import quantities
+    assert f"{quantities.value('gpt2.params'):,}" in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_formulas_render_as_mathml_without_a_script(site):
+    soup = _html(site, "index.html")
+    assert soup.select("math[display=block]") and soup.select("math[display=inline]")
+    text = str(soup)
+    assert "arithmatex" not in text and "\\(" not in text
+    assert not re.search(r"mathjax|katex", " ".join(s.get("src", "") for s in soup.select("script")), re.I)
+
+
+def test_search_finds_chinese_and_english_words(site):
+    index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
+    assert index["config"]["pipeline"] == []  # no stemmer: prefix search finds whole English words
+    assert {"zh", "en"} <= set(index["config"]["lang"])
+    sep = re.compile(index["config"]["separator"])
+    words = {loc: set(sep.split(doc["title"] + " " + doc["text"].lower())) for loc, doc in
+             ((d["location"], d) for d in index["docs"])}
+    zh_words = set().union(*(w for loc, w in words.items() if not loc.startswith("en/")))
+    en_words = set().union(*(w for loc, w in words.items() if loc.startswith("en/")))
+    assert {"注意力", "投影", "查询"} <= zh_words  # jieba cut the Chinese into words
+    assert {"attention", "projections", "heads"} <= en_words
+
+
+def _absolute_urls(text):
+    return re.findall(r"""(?:https?:)?//[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}[^\s"'()<>]*""", text)
+
+
+# Strings inside Material's bundled JavaScript that never cause a request on this site:
+# licence comments and messages, and loaders for features the site does not use (asserted below).
+INERT_IN_BUNDLED_JS = {
+    "github.com", "api.github.com",  # repository facts: only with repo_url, which is not set
+    "unpkg.com",  # mermaid and a polyfill: only for mermaid diagrams, which no page has
+    "www.w3.org", "www.mozilla.org", "developer.mozilla.org", "people.mozilla.org", "fontawesome.com",
+    "clipboardjs.com", "bit.ly", "snowball.tartarus.org", "tartarus.org", "code.google.com",
+    "en.wikipedia.org", "wiki.ecmascript.org", "wiki.commonjs.org", "underscorejs.org",
+    "narwhaljs.org", "msdn.microsoft.com", "lunrjs.com", "docs.python.org", "chasen.org",
+}
+
+
+def test_built_site_requests_no_third_party_host(site):
+    config = _config()
+    assert "repo_url" not in config and config["theme"]["font"] is False
+    for path in site.rglob("*"):
+        if path.suffix == ".html":
+            soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+            assert not soup.select(".mermaid, pre.mermaid"), path
+            for el in soup.find_all(True):
+                for attr in ("src", "href", "srcset", "data", "poster", "action", "content"):
+                    for url in _absolute_urls(str(el.get(attr, ""))):
+                        assert urlparse(url if "://" in url else "https:" + url).netloc == SITE_HOST, (path, url)
+                for url in _absolute_urls(el.get("style", "")):
+                    raise AssertionError((path, url))
+            for style in soup.find_all("style"):
+                assert not _absolute_urls(style.get_text()), path
+        elif path.suffix == ".css":
+            css = path.read_text(encoding="utf-8")
+            for m in re.finditer(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""", css):
+                assert not _absolute_urls(m.group(1)), (path, m.group(1))
+        elif path.suffix == ".js":
+            # minified code is full of "//" in regular expressions: only a scheme makes a URL here
+            for url in re.findall(r"https?://[a-zA-Z0-9.-]+", path.read_text(encoding="utf-8")):
+                host = urlparse(url).netloc
+                assert host == SITE_HOST or host in INERT_IN_BUNDLED_JS, (path, url)
+
+
+def test_our_own_script_and_style_reach_nothing_outside(site):
+    for name in ("mha-figures.js", "mha-figures.css"):
+        assert not _absolute_urls((site / "assets" / name).read_text(encoding="utf-8"))
