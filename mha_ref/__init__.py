@@ -1,6 +1,6 @@
 """mha_ref: the numpy reference implementation behind every number and figure of the site."""
 
-from . import costs, models, quantities, toy
+from . import costs, models, quantities, scale, toy
 from .attention import (
     MHAParams,
     MHATrace,
@@ -16,5 +16,6 @@ from .attention import (
 
 __all__ = [
     "MHAParams", "MHATrace", "attention", "costs", "init_params", "merge_heads", "mha_trace",
-    "models", "multi_head_attention", "quantities", "multi_head_attention_loop", "softmax", "split_heads", "toy",
+    "models", "multi_head_attention", "multi_head_attention_loop", "quantities", "scale", "softmax",
+    "split_heads", "toy",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import costs, models, toy
+from . import costs, models, scale, toy
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -22,6 +22,14 @@ def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
 
 _MID = toy.BLEND_STEPS // 2
 _GPT2 = models.model("GPT-2 small")
+_BASE = models.model("Transformer base")
+
+
+def _head_weight(head: str, query: str, key: str) -> Callable[[], float]:
+    def value() -> float:
+        w = toy.trace().weights[toy.head_index(head)]
+        return float(w[toy.token_index(query), toy.token_index(key)])
+    return value
 
 
 def _gpt2_costs() -> costs.MultiplyAdds:
@@ -41,6 +49,18 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "blend.mid_ran": _blend(_MID, "ran"),
     "blend.peak_min": lambda: float(toy.blend_curve().max(axis=1).min()),
     "diffuse.max_weight": lambda: float(toy.trace().weights[toy.head_index("diffuse")].max()),
+    "heads.position_it_and": _head_weight("position", "it", "and"),
+    "heads.syntax_it_ran": _head_weight("syntax", "it", "ran"),
+    "heads.rare_min_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].min()),
+    "scale.d_model": lambda: scale.D_MODEL,
+    "scale.strength": lambda: scale.STRENGTH,
+    "scale.d_k_min": lambda: min(scale.D_KS),
+    "scale.peak": lambda: scale.peak(min(scale.D_KS), "d_k"),
+    "scale.peak_wrong_narrowest": lambda: scale.peak(min(scale.D_KS), "d_model"),
+    "scale.peak_wrong_8": lambda: scale.peak(8, "d_model"),
+    "base.d_model": lambda: _BASE.d_model,
+    "base.h": lambda: _BASE.heads,
+    "base.d_k": lambda: _BASE.d_model // _BASE.heads,
     "gpt2.d_model": lambda: _GPT2.d_model,
     "gpt2.h": lambda: _GPT2.heads,
     "gpt2.d_k": lambda: _GPT2.d_model // _GPT2.heads,
