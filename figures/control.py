@@ -35,3 +35,14 @@ class Control:
             if self.slug(v) == slug:
                 return v
         raise ValueError(f"no frame {slug!r}; frames: {[self.slug(v) for v in self.values]}")
+
+
+def query_control(start: str = "it") -> Control:
+    """The query-token slider of the running example, opening on `start`."""
+    from mha_ref import toy
+
+    return Control(
+        label_zh="查询 token", label_en="query token", values=tuple(range(toy.N)),
+        start=toy.token_index(start), slug=lambda i: f"q{i}-{toy.TOKENS[i]}",
+        value_label=lambda i, lang: f"{i} · {toy.TOKENS[i]}",
+    )

@@ -10,9 +10,21 @@ from types import ModuleType
 
 # Site order (the order of FIGURES.md). Each id maps to figures/<id with _ for ->.py.
 ORDER = (
+    # section 1: one head can only blend
+    "blend-rows",
+    "blend-slider",
     "peak-dip",
+    # section 2: slicing the width
     "width-slices",
+    "what-a-head-reads",
+    "projection-columns",
+    # section 3: heads side by side
+    "two-heads-full-strength",
+    "four-heads",
+    "scale-pitfall",
+    # section 4: what trained heads do
     "position-vs-rare-lines",
+    # section 6: what it costs
     "flops-vs-context",
 )
 

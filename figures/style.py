@@ -36,8 +36,9 @@ def setup() -> None:
     plt.rcdefaults()
     matplotlib.use("Agg")
     plt.rcParams.update({
-        "font.family": "sans-serif",
-        "font.sans-serif": ["Noto Sans CJK SC", "DejaVu Sans"],
+        # A list of families gives per-glyph fallback: Chinese and Latin from Noto, symbols
+        # that Noto lacks (such as ✗) from DejaVu, which ships inside matplotlib.
+        "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
         "mathtext.fontset": "dejavusans",
         "axes.unicode_minus": False,  # U+2212 is not in every face; a hyphen-minus always is
         "svg.fonttype": "path",  # glyphs as paths: the reader needs no font

@@ -171,3 +171,20 @@ def blend_curve(query: str = "it") -> np.ndarray:
 def targets(head: str) -> np.ndarray:
     """[n] the token each query attends to most in `head` (argmax of its weights)."""
     return trace().weights[head_index(head)].argmax(axis=-1)
+
+
+def head_sensitivity(eps: float = 1e-4) -> np.ndarray:
+    """[h, d_model]: how far each head's output moves when one input number is nudged.
+
+    Entry (i, d) is the largest change of head i's output (over tokens and output numbers), per
+    unit nudge, when input number d of every token moves by eps. A head that read only its own
+    slice of the token would show zeros outside that slice.
+    """
+    x, p = inputs(), params()
+    base = mha_trace(x, p, H).heads  # [h, n, d_k]
+    out = np.empty((H, D_MODEL))
+    for d in range(D_MODEL):
+        nudged = x.copy()
+        nudged[:, d] += eps
+        out[:, d] = np.abs(mha_trace(nudged, p, H).heads - base).max(axis=(1, 2)) / eps
+    return out

@@ -88,3 +88,113 @@ def test_flops_projections_are_one_and_a_half_times_attention_at_gpt2_context():
     assert (m.d_model, m.heads, m.context) == (768, 12, 1024)  # GPT-2 small, FACTS.md
     assert 2 * c.projections == 3 * c.attention  # exactly 1.5, in integers
     assert c.projections == 2_415_919_104 and c.attention == 1_610_612_736
+
+
+# blend-rows ------------------------------------------------------------------------------------
+def _row(head, query):
+    return toy.trace().weights[toy.head_index(head)][toy.token_index(query)]
+
+
+def test_blend_rows_peak_on_different_tokens_at_it():
+    assert _row("position", "it").argmax() == toy.token_index("and")
+    assert _row("syntax", "it").argmax() == toy.token_index("ran")
+
+
+# blend-slider ----------------------------------------------------------------------------------
+def test_blend_slider_midpoint_is_close_to_no_token():
+    from figures import blend_slider
+    assert len(blend_slider.CONTROL.values) >= 11
+    mid = blend_slider.CONTROL.start
+    assert toy.blend_ratios()[mid] == 0.5  # the page opens on the midpoint
+    assert toy.blend_curve("it")[mid].max() <= 0.6
+
+
+# what-a-head-reads -----------------------------------------------------------------------------
+def test_every_head_output_moves_when_any_input_number_moves():
+    s = toy.head_sensitivity()
+    assert s.shape == (toy.H, toy.D_MODEL)
+    assert (s > 1e-3).all()  # not only inside the head's own slice
+
+
+def test_head_sensitivity_is_a_real_nudge():
+    """Independent check of one cell: head 1 reads x[:, 6], far outside its own columns 2-3."""
+    from mha_ref import mha_trace
+    x, p = toy.inputs(), toy.params()
+    nudged = x.copy()
+    nudged[:, 6] += 0.01
+    before = mha_trace(x, p, toy.H).heads[1]
+    after = mha_trace(nudged, p, toy.H).heads[1]
+    assert np.abs(after - before).max() > 1e-4
+
+
+# projection-columns ----------------------------------------------------------------------------
+@pytest.mark.parametrize("h", [1, 2, 4, 8])
+def test_projection_columns_are_cut_the_same_way(h):
+    x, p = toy.inputs(), toy.params()
+    d_k = toy.D_MODEL // h
+    for w in (p.w_q, p.w_k, p.w_v):
+        heads = split_heads(x @ w, h)
+        for i in range(h):
+            np.testing.assert_allclose(heads[i], x @ w[:, i * d_k:(i + 1) * d_k], rtol=1e-12, atol=1e-12)
+
+
+# two-heads-full-strength -----------------------------------------------------------------------
+def test_two_heads_answer_at_full_strength_at_once():
+    pos, syn = _row("position", "it").max(), _row("syntax", "it").max()
+    assert pos >= 0.9 and syn >= 0.9
+    assert min(pos, syn) > toy.blend_curve("it")[toy.BLEND_STEPS // 2].max()  # unlike blend-slider
+    assert toy.D_K == 2
+
+
+# four-heads ------------------------------------------------------------------------------------
+def test_four_heads_follow_their_rules_for_every_query():
+    w = toy.trace().weights
+    assert list(w[toy.head_index("position")].argmax(-1)) == list(toy.PREVIOUS)
+    assert [toy.TOKENS[j] for j in w[toy.head_index("syntax")].argmax(-1)] == \
+        [toy.SYNTAX_TARGET[t] for t in toy.TOKENS]
+    assert set(w[toy.head_index("rare")].argmax(-1)) == {toy.token_index("cat")}
+    for head in ("position", "syntax", "rare"):
+        assert w[toy.head_index(head)].max(-1).min() >= 0.85
+    assert w[toy.head_index("diffuse")].max() < 0.3
+
+
+@pytest.mark.parametrize("fig_id", ["blend-rows", "two-heads-full-strength", "four-heads"])
+def test_query_figures_open_on_it(fig_id):
+    from figures import registry
+    assert registry.get(fig_id).CONTROL.start == toy.token_index("it")
+
+
+# scale-pitfall ---------------------------------------------------------------------------------
+def test_scale_right_divisor_keeps_the_peak_wrong_one_flattens_it():
+    from mha_ref import scale
+    right = [scale.peak(d, "d_k") for d in scale.D_KS]
+    wrong = [scale.peak(d, "d_model") for d in scale.D_KS]
+    np.testing.assert_allclose(right, right[0], rtol=1e-9)  # unchanged across d_k
+    assert all(a < b for a, b in zip(wrong, wrong[1:]))  # falls as d_k shrinks
+    assert wrong[-1] == pytest.approx(right[-1])  # the same only when d_k = d_model
+    assert wrong[0] < right[0] / 2
+
+
+def test_scale_weights_come_from_real_attention():
+    from mha_ref import attention, scale
+    q, k = scale.query_and_keys(8)
+    scores = k @ q
+    assert scores[0] == pytest.approx(scale.STRENGTH * np.sqrt(8))
+    np.testing.assert_allclose(scores[1:], 0, atol=1e-12)
+    _, w = attention(q[None], k, np.eye(len(k)), scale=1 / np.sqrt(8))
+    np.testing.assert_allclose(w[0], scale.weights(8, "d_k"))
+
+
+def test_spread_of_q_dot_k_grows_like_sqrt_d_k():
+    rng = np.random.default_rng(0)
+    for d_k in (4, 16, 64):
+        dots = np.einsum("ij,ij->i", rng.normal(size=(20000, d_k)), rng.normal(size=(20000, d_k)))
+        assert dots.std() == pytest.approx(np.sqrt(d_k), rel=0.05)
+
+
+def test_scale_refuses_a_width_that_does_not_divide():
+    from mha_ref import scale
+    with pytest.raises(ValueError, match="d_k=3"):
+        scale.peak(3, "d_k")
+    with pytest.raises(ValueError, match="divisor"):
+        scale.weights(8, "d_x")

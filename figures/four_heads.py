@@ -1,0 +1,49 @@
+"""four-heads: all four heads of the running example, side by side for one query.
+
+Three heads have a story one can name (position, syntax, rare token) and are coloured; the
+fourth, diffuse head commits to nothing and stays grey.
+"""
+
+from __future__ import annotations
+
+from mha_ref import toy
+
+from .control import query_control
+from .draw import mark_query, weight_bars
+from .style import HEAD_COLOURS, new_figure, pick
+
+CONTROL = query_control("it")
+CAPTION_ZH = (
+    "同一个查询在四个头里的四行权重。位置头、句法头、稀有词头各有一个说得出名字的规律；"
+    "第四个头哪里都不押注，最大权重也不超过 {{ value diffuse.max_weight .2f }}，所以留成灰色。"
+)
+CAPTION_EN = (
+    "The same query's four rows, one per head. The position, syntax and rare-token heads each "
+    "follow a rule one can name; the fourth commits to nothing, its largest weight no more than "
+    "{{ value diffuse.max_weight .2f }}, so it stays grey."
+)
+
+TITLES = {
+    "position": ("位置头", "position head"),
+    "syntax": ("句法头", "syntax head"),
+    "rare": ("稀有词头", "rare-token head"),
+    "diffuse": ("弥散头：说不出规律", "diffuse head: no story"),
+}
+
+
+def readout(lang: str, query: int) -> str:
+    w = toy.trace().weights
+    picks = [toy.TOKENS[w[toy.head_index(h)][query].argmax()] for h in ("position", "syntax", "rare")]
+    return pick(lang, f"查询 {toy.TOKENS[query]} → 位置 {picks[0]} · 句法 {picks[1]} · 稀有 {picks[2]}",
+                f"query {toy.TOKENS[query]} → position {picks[0]} · syntax {picks[1]} · rare {picks[2]}")
+
+
+def draw(lang: str, query: int):
+    w = toy.trace().weights
+    fig, axes = new_figure(5.6, nrows=toy.H, sharex=True)
+    for ax, head in zip(axes, toy.HEADS):
+        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head],
+                    title=pick(lang, *TITLES[head]), peak_label=head != "diffuse")
+        mark_query(ax, query)
+    axes[-1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
+    return fig

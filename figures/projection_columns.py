@@ -1,0 +1,55 @@
+"""projection-columns: W_Q, W_K and W_V, each cut into h groups of output columns.
+
+The running example's real matrices (d_model x d_model each); head i owns columns
+i*d_k .. (i+1)*d_k - 1 of all three. The three are cut the same way; only h is shared.
+"""
+
+from __future__ import annotations
+
+from matplotlib.colors import SymLogNorm
+from matplotlib.patches import Rectangle
+
+from mha_ref import toy
+
+from .control import Control
+from .style import SLICE_COLOURS, new_figure, pick
+
+HS = tuple(h for h in range(1, toy.D_MODEL + 1) if toy.D_MODEL % h == 0)
+CONTROL = Control(
+    label_zh="头数 h", label_en="number of heads h", values=HS, start=toy.H,
+    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
+)
+CAPTION_ZH = (
+    "例子里真实的 $W^Q$、$W^K$、$W^V$，每个都是 $d_\\text{model} \\times d_\\text{model}$。"
+    "彩色框标出每个头拥有的输出列：三个矩阵按同样的方式切开，它们之间共享的只有 $h$。"
+)
+CAPTION_EN = (
+    "The example's real $W^Q$, $W^K$ and $W^V$, each $d_\\text{model} \\times d_\\text{model}$. "
+    "The coloured frames mark the output columns each head owns: all three are cut the same way, "
+    "and the only thing they share is $h$."
+)
+
+
+def readout(lang: str, h: int) -> str:
+    d_k = toy.D_MODEL // h
+    return pick(lang, f"h = {h} · 每个矩阵 {h} 组，每组 {d_k} 列", f"h = {h} · {h} groups of {d_k} columns in each matrix")
+
+
+def draw(lang: str, h: int):
+    p = toy.params()
+    d_model, d_k = toy.D_MODEL, toy.D_MODEL // h
+    fig, axes = new_figure(2.9, ncols=3)
+    limit = max(abs(m).max() for m in (p.w_q, p.w_k, p.w_v))
+    # a log-like scale past 0.05, so the small dense part of every block stays visible
+    norm = SymLogNorm(linthresh=0.05, vmin=-limit, vmax=limit)
+    for ax, w, name in zip(axes, (p.w_q, p.w_k, p.w_v), ("W^Q", "W^K", "W^V")):
+        ax.imshow(w, cmap="RdBu_r", norm=norm)
+        for i in range(h):  # inset a little, so neighbouring groups' frames do not overlap
+            ax.add_patch(Rectangle((i * d_k - 0.42, -0.42), d_k - 0.16, d_model - 0.16, fill=False,
+                                   edgecolor=SLICE_COLOURS[i % len(SLICE_COLOURS)], lw=2.4))
+        ax.set_title(f"${name}$", fontsize=11)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(pick(lang, "输出列（按头分组）", "output columns (by head)"), fontsize=8)
+    axes[0].set_ylabel(pick(lang, f"输入行（全部 {d_model} 个）", f"input rows (all {d_model})"), fontsize=8)
+    return fig

@@ -1,0 +1,67 @@
+"""scale-pitfall: divide by the head's own sqrt(d_k), not by sqrt(d_model).
+
+A key that stands out from the others by a fixed strength (in spreads of q.k); its weight with
+each divisor as the head narrows. sqrt(d_k) keeps it; sqrt(d_model) flattens it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mha_ref import scale
+
+from .control import Control
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+
+RIGHT, WRONG = HEAD_COLOURS["position"], HEAD_COLOURS["syntax"]
+CONTROL = Control(
+    label_zh="每个头的宽度 d_k", label_en="head width d_k", values=scale.D_KS, start=8,
+    slug=lambda d: f"dk{d}", value_label=lambda d, lang: f"d_k = {d}",
+)
+CAPTION_ZH = (
+    "一个比其余键高出固定强度的键（强度以 $q \\cdot k$ 的典型波动为单位），在 $d_\\text{model}$ = "
+    "{{ value scale.d_model }} 的模型里随头宽 $d_k$ 变化的权重。除以 $\\sqrt{d_k}$ 时始终是 "
+    "{{ value scale.peak .2f }}；照抄单头实现、除以 $\\sqrt{d_\\text{model}}$ 时，头越窄越平，"
+    "$d_k$ = {{ value scale.d_k_min }} 时只剩 {{ value scale.peak_wrong_narrowest .2f }}。"
+)
+CAPTION_EN = (
+    "A key that stands out from the rest by a fixed strength (measured in the typical spread of "
+    "$q \\cdot k$), in a model with $d_\\text{model}$ = {{ value scale.d_model }}, as the head width "
+    "$d_k$ changes. Dividing by $\\sqrt{d_k}$ it always gets {{ value scale.peak .2f }}; dividing by "
+    "$\\sqrt{d_\\text{model}}$, as a copied single-head implementation would, the head flattens as it "
+    "narrows, down to {{ value scale.peak_wrong_narrowest .2f }} at $d_k$ = {{ value scale.d_k_min }}."
+)
+
+
+def readout(lang: str, d_k: int) -> str:
+    right, wrong = scale.peak(d_k, "d_k"), scale.peak(d_k, "d_model")
+    return pick(lang, f"d_k = {d_k} · 除以 √d_k：{right:.2f} · 除以 √d_model：{wrong:.2f}",
+                f"d_k = {d_k} · divide by √d_k: {right:.2f} · by √d_model: {wrong:.2f}")
+
+
+def draw(lang: str, d_k: int):
+    fig, (curve, bars) = new_figure(3.2, ncols=2, width_ratios=[1.2, 1])
+    d_ks = np.array(scale.D_KS)
+    right_label = pick(lang, "除以 √d_k（正确）", "divide by √d_k (right)")
+    wrong_label = pick(lang, f"除以 √d_model = √{scale.D_MODEL}（照抄）", f"divide by √d_model = √{scale.D_MODEL} (copied)")
+    curve.plot(d_ks, [scale.peak(d, "d_k") for d in d_ks], "o-", color=RIGHT, lw=2, label=right_label)
+    curve.plot(d_ks, [scale.peak(d, "d_model") for d in d_ks], "o-", color=WRONG, lw=2, label=wrong_label)
+    curve.axvline(d_k, color=MUTED, lw=1, ls=":")
+    curve.plot([d_k, d_k], [scale.peak(d_k, "d_k"), scale.peak(d_k, "d_model")], "o", ms=10,
+               mfc="none", mec=INK, mew=1.5)  # this frame's two points
+    curve.set_xscale("log", base=2)
+    curve.set_xticks(d_ks, [str(d) for d in d_ks])
+    curve.minorticks_off()
+    curve.set_ylim(0, 1.05)
+    curve.set_xlabel(pick(lang, "每个头的宽度 d_k", "head width d_k"))
+    curve.set_ylabel(pick(lang, "匹配键得到的权重", "weight on the matching key"))
+    curve.legend(loc="lower right", fontsize=8)
+
+    keys = np.arange(scale.N_KEYS)
+    right, wrong = scale.weights(d_k, "d_k"), scale.weights(d_k, "d_model")
+    bars.bar(keys - 0.2, right, width=0.4, color=RIGHT, label=right_label)
+    bars.bar(keys + 0.2, wrong, width=0.4, color=WRONG, label=wrong_label)
+    bars.set_xticks(keys, [pick(lang, "匹配", "match")] + [f"k{i}" for i in keys[1:]], fontsize=8)
+    bars.set_ylim(0, 1.05)
+    bars.set_title(f"d_k = {d_k}", fontsize=10, loc="left", color=INK)
+    return fig

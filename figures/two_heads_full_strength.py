@@ -1,0 +1,50 @@
+"""two-heads-full-strength: two heads of width d_k = 2, each answering at full strength at once.
+
+The position head's row and the syntax head's row for the chosen query; the dashed line is the
+peak the single blended head managed at its midpoint (blend-slider), for comparison.
+"""
+
+from __future__ import annotations
+
+from mha_ref import toy
+
+from .control import query_control
+from .draw import mark_query, weight_bars
+from .style import HEAD_COLOURS, MUTED, new_figure, pick
+
+CONTROL = query_control("it")
+CAPTION_ZH = (
+    "两个宽度只有 $d_k$ = {{ value toy.d_k }} 的头各算各的：位置头一行、句法头一行，"
+    "同时拿到接近满分的权重。虚线是第 1 节里一个头硬要兼顾两边时，在中点只能达到的最大权重"
+    "（{{ value blend.peak_mid .2f }}）。"
+)
+CAPTION_EN = (
+    "Two heads of width $d_k$ = {{ value toy.d_k }}, each on its own: the position head's row and "
+    "the syntax head's row reach near-full weight at the same time. The dashed line is the best "
+    "the single blended head managed at its midpoint ({{ value blend.peak_mid .2f }})."
+)
+
+
+def readout(lang: str, query: int) -> str:
+    w = toy.trace().weights
+    pos, syn = w[toy.head_index("position")][query].max(), w[toy.head_index("syntax")][query].max()
+    return pick(lang, f"查询 {toy.TOKENS[query]} · 位置头最大权重 {pos:.2f} · 句法头最大权重 {syn:.2f}",
+                f"query {toy.TOKENS[query]} · position head peak {pos:.2f} · syntax head peak {syn:.2f}")
+
+
+def draw(lang: str, query: int):
+    w = toy.trace().weights
+    blended = toy.blend_curve("it")[toy.BLEND_STEPS // 2].max()
+    fig, axes = new_figure(3.6, nrows=2, sharex=True)
+    for ax, head, zh, en in ((axes[0], "position", "位置头（d_k = 2）", "position head (d_k = 2)"),
+                             (axes[1], "syntax", "句法头（d_k = 2）", "syntax head (d_k = 2)")):
+        title = pick(lang, zh, en).replace("2", str(toy.D_K))
+        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head], title=title)
+        mark_query(ax, query)
+        ax.axhline(blended, color=MUTED, lw=1, ls="--")
+        ax.set_ylabel(pick(lang, "权重", "weight"))
+    axes[0].text(len(toy.TOKENS) - 0.5, blended + 0.03,
+                 pick(lang, f"一个头硬混合时的中点：{blended:.2f}", f"one blended head at its midpoint: {blended:.2f}"),
+                 ha="right", va="bottom", fontsize=8, color=MUTED)
+    axes[1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
+    return fig
