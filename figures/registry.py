@@ -23,9 +23,25 @@ ORDER = (
     "four-heads",
     "scale-pitfall",
     # section 4: what trained heads do
+    "position-vs-rare-rows",
     "position-vs-rare-lines",
+    "syntax-walk",
+    "head-ablation",
+    "pruning-evidence",
+    # section 5: concatenate, then mix
+    "concat-slots",
+    "head-outputs",
+    "wo-mixing",
+    "four-matrices",
     # section 6: what it costs
+    "params-vs-h",
     "flops-vs-context",
+    "dk-expressiveness",
+    # section 7: the code
+    "published-models",
+    # reference page (note 003)
+    "flow-diagram",
+    "heads-vs-bleu",
 )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import costs, models, scale, toy
+from . import costs, expressiveness, models, scale, toy
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -52,6 +52,28 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "heads.position_it_and": _head_weight("position", "it", "and"),
     "heads.syntax_it_ran": _head_weight("syntax", "it", "ran"),
     "heads.rare_min_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].min()),
+    "ablation.position": lambda: float(toy.ablation()[toy.head_index("position")]),
+    "ablation.syntax": lambda: float(toy.ablation()[toy.head_index("syntax")]),
+    "ablation.rare": lambda: float(toy.ablation()[toy.head_index("rare")]),
+    "ablation.diffuse": lambda: float(toy.ablation()[toy.head_index("diffuse")]),
+    "voita.heads": lambda: models.VOITA_ENCODER_HEADS,
+    "voita.kept": lambda: models.VOITA_PRUNED["heads_kept"],
+    "voita.pruned": lambda: models.VOITA_ENCODER_HEADS - models.VOITA_PRUNED["heads_kept"],
+    "voita.drop": lambda: models.VOITA_PRUNED["bleu_drop"],
+    "voita.kept_subs": lambda: models.VOITA_PRUNED_SUBTITLES["heads_kept"],
+    "voita.drop_subs": lambda: models.VOITA_PRUNED_SUBTITLES["bleu_drop"],
+    "expr.keys": lambda: expressiveness.N_KEYS,
+    "expr.d_model": lambda: expressiveness.D_MODEL,
+    "expr.reachable_1": lambda: expressiveness.reachable_top_keys(1),
+    "expr.reachable_2": lambda: expressiveness.reachable_top_keys(2),
+    "published.h_min": lambda: min(m.heads for m in models.PUBLISHED_MODELS),
+    "published.h_max": lambda: max(m.heads for m in models.PUBLISHED_MODELS),
+    "published.dk_min": lambda: min(m.d_head for m in models.PUBLISHED_MODELS),
+    "published.dk_max": lambda: max(m.d_head for m in models.PUBLISHED_MODELS),
+    "published.count": lambda: len(models.PUBLISHED_MODELS),
+    "bleu.gap": lambda: max(r.bleu for r in models.HEAD_COUNT_TABLE) - models.HEAD_COUNT_TABLE[0].bleu,
+    "bleu.one_head": lambda: models.HEAD_COUNT_TABLE[0].bleu,
+    "bleu.best": lambda: max(r.bleu for r in models.HEAD_COUNT_TABLE),
     "scale.d_model": lambda: scale.D_MODEL,
     "scale.strength": lambda: scale.STRENGTH,
     "scale.d_k_min": lambda: min(scale.D_KS),

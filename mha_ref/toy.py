@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import MHAParams, attention, mha_trace
+from .attention import MHAParams, attention, merge_heads, mha_trace
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
 N = len(TOKENS)
@@ -188,3 +188,32 @@ def head_sensitivity(eps: float = 1e-4) -> np.ndarray:
         nudged[:, d] += eps
         out[:, d] = np.abs(mha_trace(nudged, p, H).heads - base).max(axis=(1, 2)) / eps
     return out
+
+
+def ablation() -> np.ndarray:
+    """[h] what removing each head costs: the change of the block's output, relative to its size,
+    when the head's output is replaced by its mean output: the mean of its value vectors, which
+    is what the head says when it weights every token alike.
+
+    (The mean over this one sentence's tokens would not do: the rare-token head says the same
+    thing at every token of a sentence, so that mean would call it free. Over many sentences its
+    target changes; the plain mean of the values stands in for that average.)
+    """
+    t = trace()
+    w_o = params().w_o
+    full = t.concat @ w_o
+    cost = []
+    for i in range(H):
+        heads = t.heads.copy()
+        heads[i] = t.v[i].mean(axis=0, keepdims=True)  # the same mean value at every token
+        cost.append(np.linalg.norm(merge_heads(heads) @ w_o - full) / np.linalg.norm(full))
+    return np.array(cost)
+
+
+def contributions(w_o_mix: float, query: str = "it", slots=slice(0, D_K)) -> np.ndarray:
+    """[h, len(slots)] how much each head adds to the chosen output slots of `query`:
+    head i's part of the concatenation times its rows of W_O."""
+    t = trace(w_o_mix)
+    w_o = params(w_o_mix).w_o
+    row = t.concat[token_index(query)]
+    return np.stack([row[i * D_K:(i + 1) * D_K] @ w_o[i * D_K:(i + 1) * D_K, slots] for i in range(H)])

@@ -15,8 +15,6 @@ import html
 import re
 from collections.abc import Callable
 
-import markdown as md
-
 from mha_ref import quantities
 
 from .. import registry
@@ -54,13 +52,6 @@ def expand_values(text: str, where: str) -> str:
         return format_value(v, m["spec"])
 
     return VALUE.sub(one, text)
-
-
-def _inline_markdown(text: str) -> str:
-    # Captions are short Markdown; math stays in arithmatex's form for the page's math hook.
-    out = md.markdown(text, extensions=["pymdownx.arithmatex"],
-                      extension_configs={"pymdownx.arithmatex": {"generic": True}})
-    return out.removeprefix("<p>").removesuffix("</p>")
 
 
 def caption(fig_id: str, lang: str, where: str = "") -> str:
@@ -121,11 +112,13 @@ def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], 
     if control:
         attrs = (f' data-start="{start_index}" data-label-control="{html.escape(control.label(lang))}"'
                  f' data-label-prev="{words["prev"]}" data-label-next="{words["next"]}"')
+    # md_in_html: the caption is Markdown in the page, so its math and links are handled like
+    # the page's own (MkDocs rewrites .md links); the frames are plain HTML.
     return (
-        f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}">\n'
+        f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}" markdown="block">\n'
         f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
-        f'<figcaption><a class="mha-fig-num" href="#fig-{fig_id}">{words["figure"].format(number)}</a> '
-        f"{_inline_markdown(cap)}</figcaption>\n</figure>"
+        f'<figcaption markdown="span"><a class="mha-fig-num" href="#fig-{fig_id}">'
+        f'{words["figure"].format(number)}</a> {cap}</figcaption>\n</figure>'
     )
 
 
