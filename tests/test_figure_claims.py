@@ -198,3 +198,120 @@ def test_scale_refuses_a_width_that_does_not_divide():
         scale.peak(3, "d_k")
     with pytest.raises(ValueError, match="divisor"):
         scale.weights(8, "d_x")
+
+
+# position-vs-rare-rows -------------------------------------------------------------------------
+def test_position_peak_moves_with_the_query_rare_peak_stays_on_cat():
+    w = toy.trace().weights
+    assert list(w[toy.head_index("position")].argmax(-1)) == [max(q - 1, 0) for q in range(toy.N)]
+    assert set(w[toy.head_index("rare")].argmax(-1)) == {toy.token_index("cat")}
+
+
+# head-ablation ---------------------------------------------------------------------------------
+def test_ablation_diffuse_costs_almost_nothing_specialised_heads_a_lot():
+    cost = dict(zip(toy.HEADS, toy.ablation()))
+    assert cost["diffuse"] < 0.05
+    for head in ("position", "syntax", "rare"):
+        assert cost[head] > 0.2 and cost[head] > 10 * cost["diffuse"]
+
+
+def test_ablation_replaces_the_head_by_the_mean_of_its_values():
+    """Independent recomputation for the syntax head."""
+    from mha_ref import merge_heads
+    t, p = toy.trace(), toy.params()
+    heads = t.heads.copy()
+    i = toy.head_index("syntax")
+    heads[i] = np.full_like(heads[i], 0) + t.v[i].mean(axis=0)
+    full = t.concat @ p.w_o
+    expected = np.linalg.norm(merge_heads(heads) @ p.w_o - full) / np.linalg.norm(full)
+    assert toy.ablation()[i] == pytest.approx(expected)
+
+
+# pruning-evidence / heads-vs-bleu: published numbers equal FACTS.md ----------------------------
+def test_pruning_numbers_equal_facts():
+    from mha_ref import models
+    assert models.VOITA_ENCODER_HEADS == 6 * 8
+    assert (models.VOITA_PRUNED["heads_kept"], models.VOITA_PRUNED["bleu_drop"]) == (10, 0.15)
+    assert (models.VOITA_PRUNED_SUBTITLES["heads_kept"], models.VOITA_PRUNED_SUBTITLES["bleu_drop"]) == (4, 0.25)
+
+
+def test_one_head_is_point_nine_bleu_behind_the_best():
+    from mha_ref import quantities
+    assert quantities.value("bleu.gap") == pytest.approx(0.9)
+
+
+# concat-slots ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("placed", range(1, toy.H + 1))
+def test_placing_a_head_never_changes_filled_slots(placed):
+    t = toy.trace()
+    partial = np.concatenate(list(t.heads[:placed]), axis=-1)  # [n, placed * d_k]
+    np.testing.assert_array_equal(partial, t.concat[:, :placed * toy.D_K])
+    assert t.concat.shape[-1] == toy.D_MODEL
+
+
+# head-outputs ----------------------------------------------------------------------------------
+def test_each_pair_is_that_heads_weights_times_its_values():
+    t = toy.trace()
+    for q in range(toy.N):
+        for i in range(toy.H):
+            np.testing.assert_allclose(t.concat[q, i * toy.D_K:(i + 1) * toy.D_K], t.weights[i][q] @ t.v[i])
+
+
+# wo-mixing -------------------------------------------------------------------------------------
+def test_block_diagonal_w_o_keeps_heads_apart_mixing_brings_all_four():
+    alone = toy.contributions(0.0)
+    assert np.abs(alone[0]).sum() > 0 and np.all(alone[1:] == 0)
+    for mix in (0.25, 1.0):
+        c = toy.contributions(mix)
+        assert np.all(np.abs(c).sum(axis=1) > 1e-3)  # every head now reaches the slots
+        t = toy.trace(mix)
+        np.testing.assert_allclose(c.sum(axis=0), t.out[toy.token_index("it"), :toy.D_K])
+
+
+# four-matrices ---------------------------------------------------------------------------------
+def test_four_matrices_share_one_shape():
+    p = toy.params()
+    assert {w.shape for w in (p.w_q, p.w_k, p.w_v, p.w_o)} == {(toy.D_MODEL, toy.D_MODEL)}
+
+
+# params-vs-h -----------------------------------------------------------------------------------
+def test_params_are_exactly_4d2_plus_4d_for_every_h():
+    from figures import params_vs_h
+    d = params_vs_h.D
+    for h in params_vs_h.CONTROL.values:
+        assert costs.param_count(d, h) == 4 * d * d + 4 * d == 2_362_368
+
+
+# dk-expressiveness -----------------------------------------------------------------------------
+def test_a_width_one_head_can_point_only_two_ways():
+    from mha_ref import expressiveness as ex
+    counts = [ex.reachable_top_keys(d) for d in ex.head_widths()]
+    assert ex.head_widths()[0] == 1 and counts[0] == 2
+    assert all(a <= b for a, b in zip(counts, counts[1:])) and counts[-1] > 2
+
+
+def test_width_one_argument_by_hand():
+    """With d_k = 1 the top key is the largest key for q > 0 and the smallest for q < 0."""
+    keys = np.array([0.3, -1.2, 2.5, 0.1])
+    for q in (-3.0, -0.1, 0.2, 5.0):
+        assert np.argmax(q * keys) == (keys.argmax() if q > 0 else keys.argmin())
+
+
+# published-models ------------------------------------------------------------------------------
+def test_published_head_width_stays_in_64_to_128_while_h_spans_8_to_96():
+    from mha_ref import models
+    hs = [m.heads for m in models.PUBLISHED_MODELS]
+    dks = [m.d_model // m.heads for m in models.PUBLISHED_MODELS]
+    assert (min(hs), max(hs)) == (8, 96)
+    assert (min(dks), max(dks)) == (64, 128)
+
+
+# flow-diagram ----------------------------------------------------------------------------------
+def test_flow_shapes_are_computed_from_the_config():
+    from mha_ref import flow_shapes
+    s = flow_shapes()
+    assert (s.h, s.d_k) == (8, 64)
+    assert (s.x, s.q_i, s.head_i, s.concat, s.w_o, s.out) == \
+        ("n × 512", "n × 64", "n × 64", "n × 512", "512 × 512", "n × 512")
+    other = flow_shapes(d_model=24, h=3, n=5)
+    assert (other.q_i, other.concat) == ("n × 8", "n × 24")
