@@ -15,7 +15,7 @@ from .style import HEAD_COLOURS, MUTED, new_figure, pick
 CONTROL = query_control("it")
 CAPTION_ZH = (
     "两个宽度只有 $d_k$ = {{ value toy.d_k }} 的头各算各的：位置头一行、句法头一行，"
-    "同时拿到接近满分的权重。虚线是第 1 节里一个头硬要兼顾两边时，在中点只能达到的最大权重"
+    "同时拿到接近满分的权重。虚线是只用一个头硬要兼顾两边时，在中点只能达到的最大权重"
     "（{{ value blend.peak_mid .2f }}）。"
 )
 CAPTION_EN = (

@@ -54,12 +54,16 @@ class MHAParams(NamedTuple):
     b_o: np.ndarray | None = None
 
 
-def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True) -> MHAParams:
-    """Random parameters for one block; the shapes do not depend on h (it is only checked)."""
+def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True, dtype=np.float64) -> MHAParams:
+    """Random parameters for one block; the shapes do not depend on h (it is only checked).
+
+    dtype=np.float32 halves the memory, for running the block at published model widths.
+    """
     checks.heads(d_model, h)
     rng = np.random.default_rng(seed)
-    w = rng.normal(0.0, 1.0 / np.sqrt(d_model), size=(4, d_model, d_model))
-    b = rng.normal(0.0, 0.1, size=(4, d_model)) if bias else [None] * 4
+    w = rng.standard_normal((4, d_model, d_model), dtype=dtype)
+    w *= dtype(1.0 / np.sqrt(d_model))
+    b = rng.standard_normal((4, d_model), dtype=dtype) * dtype(0.1) if bias else [None] * 4
     return MHAParams(*w, *b)
 
 
@@ -98,6 +102,7 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     checks.heads(x.shape[-1], h)
     params = checks.params(params, x.shape[-1])
     d_k = x.shape[-1] // h
+    # --8<-- [start:core]
     # The split is only a way of reading the projections' output columns.
     q = split_heads(_project(x, params.w_q, params.b_q), h)
     k = split_heads(_project(x, params.w_k, params.b_k), h)
@@ -111,6 +116,7 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     heads = weights @ v
     concat = merge_heads(heads)
     out = _project(concat, params.w_o, params.b_o)
+    # --8<-- [end:core]
     return MHATrace(q, k, v, scores, weights, heads, concat, out)
 
 

@@ -12,7 +12,8 @@ def _array(x, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be a numeric array: {e}") from None
     if not (np.issubdtype(a.dtype, np.number) or a.dtype == bool) or np.iscomplexobj(a):
         raise TypeError(f"{name} must be a real numeric array, got dtype {a.dtype}")
-    a = a.astype(float)
+    if not np.issubdtype(a.dtype, np.floating):
+        a = a.astype(float)  # floats keep their precision: float32 weights are not copied
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} contains non-finite values (nan or inf)")
     return a
