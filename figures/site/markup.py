@@ -4,6 +4,8 @@
     {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
     {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
     {{ value NAME .2f }}       with a Python format spec
+    {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
+                               each with the anchor #KEY that pages link to
 
 This is the only place that knows how a figure becomes HTML; later features (downloads,
 citation, provenance) are added here without touching the pages.
@@ -15,14 +17,15 @@ import html
 import re
 from collections.abc import Callable
 
-from mha_ref import quantities
+from mha_ref import models, quantities
 
 from .. import registry
 from ..render import frames
 
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>[^\s}]+))?\s*\}\}")
-ANY = re.compile(r"\{\{\s*(?!figure\s|value\s)(\w+)")
+REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
+ANY = re.compile(r"\{\{\s*(?!figure\s|value\s|references\b)(\w+)")
 
 WORDS = {
     "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧"},
@@ -122,6 +125,15 @@ def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], 
     )
 
 
+def references_markdown() -> str:
+    """One paragraph per cited work, in the data's order, each with its key as anchor."""
+    entries = []
+    for r in models.REFERENCES.values():
+        arxiv = f" arXiv:{r.arxiv}." if r.arxiv else ""
+        entries.append(f"{r.authors}. *{r.title}*. {r.venue}, {r.year}.{arxiv}\n{{: #{r.key} .mha-reference }}")
+    return "\n\n".join(entries)
+
+
 def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order."""
     placed: list[str] = []
@@ -137,6 +149,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple
         return "\n" + figure_html(m["id"], lang, len(placed), url, opts.get("start"), where) + "\n"
 
     text = FIGURE.sub(one_figure, text)
+    text = REFERENCES.sub(lambda m: references_markdown(), text)
     stray = ANY.search(text)
     if stray and stray.group(1) in {"fig", "figures", "val", "values", "number"}:
         raise MarkupError(f"{where}: unknown construct {{{{ {stray.group(1)} ...: use figure or value")
