@@ -7,6 +7,7 @@ projection is ``x @ w + b``. Vocabulary (used on the pages too): ``n`` tokens, w
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -16,7 +17,9 @@ from . import checks
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """[...] -> [...]; subtracting the max first keeps exp() from overflowing."""
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(float)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -32,7 +35,7 @@ def attention(q, k, v, mask=None, scale=None):
     """
     q, k, v = checks.qkv(q, k, v)
     if scale is None:
-        scale = 1.0 / np.sqrt(q.shape[-1])
+        scale = 1.0 / math.sqrt(q.shape[-1])  # a Python float keeps float32 inputs float32
     scores = (q @ np.swapaxes(k, -1, -2)) * scale  # [..., n_q, n_k]
     if mask is not None:
         mask = checks.mask(mask, scores.shape)
@@ -107,7 +110,7 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     q = split_heads(_project(x, params.w_q, params.b_q), h)
     k = split_heads(_project(x, params.w_k, params.b_k), h)
     v = split_heads(_project(x, params.w_v, params.b_v), h)
-    scores = (q @ np.swapaxes(k, -1, -2)) / np.sqrt(d_k)  # each head divides by its own sqrt(d_k)
+    scores = (q @ np.swapaxes(k, -1, -2)) / math.sqrt(d_k)  # each head divides by its own sqrt(d_k)
     if mask is not None:
         # [..., n, n] broadcasts over the head axis once a unit axis is put in front of it.
         mask = checks.mask(mask, scores.shape[:-3] + scores.shape[-2:])[..., None, :, :]

@@ -208,7 +208,6 @@ def test_every_reference_key_is_used_or_cited():
     assert models.REFERENCES["michel2019"].arxiv == "1905.10650"
 
 
-FORWARD_LIMIT = 4096  # largest d_model whose forward pass is run
 
 
 def _model_groups():
@@ -220,22 +219,16 @@ def _model_groups():
 
 @pytest.mark.parametrize("d_model,h,names", _model_groups())
 def test_forward_runs_unchanged_at_published_shapes(d_model, h, names):
-    if d_model > FORWARD_LIMIT:
-        gb = 2 * 4 * d_model * d_model * 8 / 1e9
-        pytest.skip(
-            f"{', '.join(names)}: d_model={d_model} needs ~{gb:.1f} GB of float64 weights "
-            f"(four d_model x d_model matrices, plus the copy checks.params makes) and several "
-            f"seconds; the forward runs only up to d_model={FORWARD_LIMIT} (the shapes are still "
-            f"checked in test_published_model_is_consistent)"
-        )
+    """The same code at every published (d_model, h), GPT-3's 12288 x 96 included: float32
+    weights (2.4 GB at that width) and n = 2 tokens keep it to seconds."""
     n = 2
-    p = init_params(d_model, h, seed=0, bias=False)
-    x = np.random.default_rng(0).normal(size=(n, d_model))
+    p = init_params(d_model, h, seed=0, bias=False, dtype=np.float32)
+    x = np.random.default_rng(0).standard_normal((n, d_model), dtype=np.float32)
     out, w = multi_head_attention(x, p, h)
-    assert out.shape == (n, d_model)
+    assert out.shape == (n, d_model) and out.dtype == np.float32
     assert w.shape == (h, n, n)
     assert np.all(np.isfinite(out))
-    np.testing.assert_allclose(w.sum(axis=-1), np.ones((h, n)), atol=1e-12)
+    np.testing.assert_allclose(w.sum(axis=-1), np.ones((h, n)), atol=1e-5)
 
     # the same numbers computed directly (cheap at n = 2): per-head softmax, concatenate, W_O
     d_k = d_model // h
@@ -245,8 +238,8 @@ def test_forward_runs_unchanged_at_published_shapes(d_model, h, names):
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     ww = e / e.sum(axis=-1, keepdims=True)
     concat = np.einsum("hij,hjd->ihd", ww, v).reshape(n, d_model)
-    np.testing.assert_allclose(w, ww, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(out, concat @ p.w_o, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(w, ww, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(out, concat @ p.w_o, rtol=1e-3, atol=1e-4)
 
 
 # --------------------------------------------------------------------------------------------
