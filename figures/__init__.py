@@ -1,6 +1,9 @@
-"""figures: one module per figure, drawn with matplotlib from numbers mha_ref computes."""
+"""figures: one module per figure, drawn with matplotlib from numbers mha_ref computes.
+
+figures.registry lists them in order; figures.render turns them into files; `python -m figures`
+is the command line for maintainers and lecturers.
+"""
 
 from .registry import ORDER, get
-from .render import FigureError, Frame, frames, plan, render, render_all
 
-__all__ = ["ORDER", "FigureError", "Frame", "frames", "get", "plan", "render", "render_all"]
+__all__ = ["ORDER", "get"]

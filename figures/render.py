@@ -5,8 +5,12 @@ Used by the site's build step and by the CLI, so both write the same paths and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import hashlib
+from collections.abc import Iterable, Iterator, MutableMapping
+from pathlib import Path
 from typing import Any, NamedTuple
+
+import matplotlib
 
 from . import registry
 from .style import FORMATS, LANGS, to_bytes
@@ -58,7 +62,38 @@ def plan(ids: Iterable[str] | None = None) -> list[Frame]:
     return [f for fig_id in chosen for f in frames(fig_id)]
 
 
-def render_all(lang: str, ids=None, formats=("svg",)) -> Iterator[tuple[str, bytes]]:
+_HERE = Path(__file__).resolve().parent
+_SHARED = [*sorted((_HERE.parent / "mha_ref").glob("*.py")),
+           *(_HERE / name for name in ("style.py", "draw.py", "control.py", "render.py", "registry.py"))]
+
+
+def source_digest(fig_id: str) -> str:
+    """A fingerprint of everything a figure is drawn from: mha_ref, the shared figure code,
+    the figure's own module and matplotlib's version. Equal digests give equal bytes."""
+    h = hashlib.sha256(matplotlib.__version__.encode())
+    for path in (*_SHARED, Path(registry.get(fig_id).__file__)):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def render_all(lang: str, ids=None, formats=("svg",),
+               cache: MutableMapping[tuple, bytes] | None = None) -> Iterator[tuple[str, bytes]]:
+    """Every frame's file. With a cache (kept by a long-running `mkdocs serve`), a figure whose
+    sources have not changed since it was last drawn is not drawn again."""
+    digests: dict[str, str] = {}
+    used = set()
     for frame in plan(ids):
         for fmt in formats:
-            yield frame.path(fmt), render(frame, lang, fmt)
+            if cache is None:
+                yield frame.path(fmt), render(frame, lang, fmt)
+                continue
+            if frame.fig_id not in digests:
+                digests[frame.fig_id] = source_digest(frame.fig_id)
+            key = (digests[frame.fig_id], lang, frame.slug, fmt)
+            if key not in cache:
+                cache[key] = render(frame, lang, fmt)
+            used.add(key)
+            yield frame.path(fmt), cache[key]
+    if cache is not None:  # forget this language's frames drawn from sources since edited
+        for key in [k for k in cache if k[1] == lang and k not in used]:
+            del cache[key]

@@ -125,3 +125,50 @@ def test_captions_type_no_number_by_hand():
         for cap in (mod.CAPTION_ZH, mod.CAPTION_EN):
             bare = re.sub(r"\{\{.*?\}\}|\$[^$]*\$|GPT-2", "", cap)
             assert not re.search(r"\d", bare), (fig_id, bare)
+
+
+def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch):
+    import figures.render as r
+    real_render, real_digest = r.render, r.source_digest
+    calls = []
+    monkeypatch.setattr(r, "render", lambda frame, lang, fmt="svg": calls.append(frame.fig_id) or
+                        real_render(frame, lang, fmt))
+    ids, cache = ["peak-dip", "width-slices"], {}
+    first = dict(r.render_all("en", ids=ids, cache=cache))
+    assert len(calls) == 1 + len(frames("width-slices"))
+    calls.clear()
+    assert dict(r.render_all("en", ids=ids, cache=cache)) == first and calls == []
+    # an edited source (seen as a new digest) is drawn again, and its old entry forgotten
+    monkeypatch.setattr(r, "source_digest", lambda fig_id: "edited" if fig_id == "peak-dip" else real_digest(fig_id))
+    dict(r.render_all("en", ids=ids, cache=cache))
+    assert calls == ["peak-dip"]
+    assert len(cache) == 1 + len(frames("width-slices"))
+
+
+def test_source_digest_covers_the_figure_module():
+    from figures.render import source_digest
+    assert source_digest("peak-dip") == source_digest("peak-dip")
+    assert source_digest("peak-dip") != source_digest("width-slices")
+
+
+def test_references_construct_lists_every_work_with_its_anchor():
+    from mha_ref import models
+    text, _ = markup.expand("{{ references }}", "en", _url, "t.md")
+    for key, ref in models.REFERENCES.items():
+        assert f"{{: #{key} .mha-reference }}" in text and ref.title in text
+        if ref.arxiv:
+            assert f"arXiv:{ref.arxiv}" in text
+
+
+def test_table_construct_comes_from_the_data_in_the_page_language():
+    from mha_ref import models
+    zh, _ = markup.expand("{{ table published-models }}", "zh", _url, "t.md")
+    en, _ = markup.expand("{{ table published-models }}", "en", _url, "t.md")
+    assert "| 模型 |" in zh and "| model |" in en
+    assert len([line for line in zh.splitlines() if line.startswith("| ")]) == len(models.PUBLISHED_MODELS) + 1
+    gpt3 = models.model("GPT-3 175B")
+    assert f"| {gpt3.name} | {gpt3.d_model} | {gpt3.layers} | {gpt3.heads} | {gpt3.d_head} | {gpt3.context} |" in en
+    head, _ = markup.expand("{{ table head-count }}", "en", _url, "t.md")
+    assert "| 1 | 512 | 5.29 | 24.9 |" in head
+    with pytest.raises(markup.MarkupError, match="nope"):
+        markup.expand("{{ table nope }}", "en", _url, "t.md")

@@ -6,6 +6,8 @@
     {{ value NAME .2f }}       with a Python format spec
     {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
                                each with the anchor #KEY that pages link to
+    {{ table NAME }}           on a line of its own: a table of published data from mha_ref.models
+                               (published-models, head-count), with its source linked
 
 This is the only place that knows how a figure becomes HTML; later features (downloads,
 citation, provenance) are added here without touching the pages.
@@ -25,7 +27,8 @@ from ..render import frames
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>[^\s}]+))?\s*\}\}")
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
-ANY = re.compile(r"\{\{\s*(?!figure\s|value\s|references\b)(\w+)")
+TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
+ANY = re.compile(r"\{\{\s*(?!figure\s|value\s|references\b|table\s)(\w+)")
 
 WORDS = {
     "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧"},
@@ -134,6 +137,33 @@ def references_markdown() -> str:
     return "\n\n".join(entries)
 
 
+def _cite(key: str, lang: str) -> str:
+    r = models.REFERENCES[key]
+    return f"[{r.authors.split(',')[0].split(' ')[0]} {r.year}](references.md#{key})"
+
+
+def table_markdown(name: str, lang: str, where: str) -> str:
+    """A Markdown table of published data, headed in the page's language."""
+    zh = lang == "zh"
+    if name == "published-models":
+        head = ("模型", "d_model", "层数", "头数 h", "d_k", "上下文", "来源") if zh else \
+            ("model", "d_model", "layers", "heads h", "d_k", "context", "source")
+        rows = []
+        for m in models.PUBLISHED_MODELS:
+            heads = f"{m.heads}" + ((f"（键/值 {m.kv_heads}）" if zh else f" ({m.kv_heads} key/value)") if m.kv_heads else "")
+            rows.append((m.name, str(m.d_model), m.layers, heads, str(m.d_head),
+                         str(m.context) if m.context else "–", _cite(m.source, lang)))
+    elif name == "head-count":
+        head = ("头数 h", "d_k = d_v", "困惑度（开发集）", "BLEU（开发集）") if zh else \
+            ("heads h", "d_k = d_v", "perplexity (dev)", "BLEU (dev)")
+        rows = [(str(r.h), str(r.d_k), f"{r.ppl:.2f}", f"{r.bleu:.1f}") for r in models.HEAD_COUNT_TABLE]
+    else:
+        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
 def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order."""
     placed: list[str] = []
@@ -150,6 +180,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple
 
     text = FIGURE.sub(one_figure, text)
     text = REFERENCES.sub(lambda m: references_markdown(), text)
+    text = TABLE.sub(lambda m: table_markdown(m["name"], lang, where), text)
     stray = ANY.search(text)
     if stray and stray.group(1) in {"fig", "figures", "val", "values", "number"}:
         raise MarkupError(f"{where}: unknown construct {{{{ {stray.group(1)} ...: use figure or value")
