@@ -106,7 +106,8 @@ def test_figure_construct_start_option_and_errors():
     for bad, pattern in [("{{ figure nope }}", "nope"), ("{{ figure width-slices start=h3 }}", "h3"),
                          ("{{ figure peak-dip start=1 }}", "no control"),
                          ("{{ figure peak-dip colour=red }}", "colour"),
-                         ("{{ figure peak-dip }}\n\n{{ figure peak-dip }}", "twice")]:
+                         ("{{ figure peak-dip }}\n\n{{ figure peak-dip }}", "twice"),
+                         ("text {{ figure peak-dip }} inline", "misplaced"), ("{{ vaule toy.n }}", "vaule")]:
         with pytest.raises(markup.MarkupError, match=pattern):
             markup.expand(bad, "en", _url, "t.md")
 

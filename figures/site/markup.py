@@ -1,4 +1,4 @@
-"""The two constructs a page may use, expanded for the page's language at build time.
+"""The constructs a page may use, expanded for the page's language at build time.
 
     {{ figure ID }}            on a line of its own: the figure, its frames, number and caption
     {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
@@ -28,7 +28,7 @@ FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>[^\s}]+))?\s*\}\}")
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
-ANY = re.compile(r"\{\{\s*(?!figure\s|value\s|references\b|table\s)(\w+)")
+LEFTOVER = re.compile(r"\{\{.{0,40}")
 
 WORDS = {
     "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧"},
@@ -137,7 +137,7 @@ def references_markdown() -> str:
     return "\n\n".join(entries)
 
 
-def _cite(key: str, lang: str) -> str:
+def _cite(key: str) -> str:
     r = models.REFERENCES[key]
     return f"[{r.authors.split(',')[0].split(' ')[0]} {r.year}](references.md#{key})"
 
@@ -152,7 +152,7 @@ def table_markdown(name: str, lang: str, where: str) -> str:
         for m in models.PUBLISHED_MODELS:
             heads = f"{m.heads}" + ((f"（键/值 {m.kv_heads}）" if zh else f" ({m.kv_heads} key/value)") if m.kv_heads else "")
             rows.append((m.name, str(m.d_model), m.layers, heads, str(m.d_head),
-                         str(m.context) if m.context else "–", _cite(m.source, lang)))
+                         str(m.context) if m.context else "–", _cite(m.source)))
     elif name == "head-count":
         head = ("头数 h", "d_k = d_v", "困惑度（开发集）", "BLEU（开发集）") if zh else \
             ("heads h", "d_k = d_v", "perplexity (dev)", "BLEU (dev)")
@@ -181,7 +181,9 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple
     text = FIGURE.sub(one_figure, text)
     text = REFERENCES.sub(lambda m: references_markdown(), text)
     text = TABLE.sub(lambda m: table_markdown(m["name"], lang, where), text)
-    stray = ANY.search(text)
-    if stray and stray.group(1) in {"fig", "figures", "val", "values", "number"}:
-        raise MarkupError(f"{where}: unknown construct {{{{ {stray.group(1)} ...: use figure or value")
-    return expand_values(text, where), placed
+    text = expand_values(text, where)
+    leftover = LEFTOVER.search(text)
+    if leftover:  # a typo, or a block construct written inside a paragraph
+        raise MarkupError(f"{where}: unknown or misplaced construct {leftover.group(0)!r}; "
+                          "use figure, table or references on a line of their own, or value")
+    return text, placed
