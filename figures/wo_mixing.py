@@ -21,11 +21,11 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "查询 `it` 的最终输出里、原本属于位置头的两个位置，拆成四个头各自的贡献。"
-    "$W^O$ 是分块对角矩阵（混合强度为 0）时只有位置头自己；一旦 $W^O$ 开始混合，四个头都有份。"
+    "$W^O$ 是分块对角矩阵（完全不混合）时只有位置头自己；一旦 $W^O$ 开始混合，四个头都有份。"
 )
 CAPTION_EN = (
     "For the query `it`, the two final output slots that began as the position head's pair, split "
-    "into the four heads' contributions. With a block-diagonal $W^O$ (mixing 0) only the position "
+    "into the four heads' contributions. With a block-diagonal $W^O$ (no mixing at all) only the position "
     "head is there; once $W^O$ mixes, all four take part."
 )
 NAMES = {"position": ("位置头", "position"), "syntax": ("句法头", "syntax"), "rare": ("稀有词头", "rare"),

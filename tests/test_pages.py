@@ -7,26 +7,14 @@ import pytest
 
 from figures import registry
 from figures.site.markup import FIGURE
+from prose_rules import prose
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
 
-# Digits a page may type: years and arXiv ids of cited works, and model names.
-ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|GPT-[23]|Llama \d|LLaMA")
-
-
-def _prose(text: str) -> str:
-    """What a reader reads as words: without code, math, constructs and heading ids."""
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
-    text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
-    text = re.sub(r"\$[^$\n]+\$|`[^`\n]+`|\{\{.*?\}\}|\{#[^}]*\}", "", text)
-    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
-    return ALLOWED.sub("", text)
-
-
 @pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: p.name)
 def test_no_number_is_typed_by_hand(page):
-    for n, line in enumerate(_prose(page.read_text(encoding="utf-8")).splitlines(), 1):
+    for n, line in enumerate(prose(page.read_text(encoding="utf-8")).splitlines(), 1):
         assert not re.search(r"\d", line), f"{page.name}: a number typed by hand: {line.strip()[:120]}"
 
 

@@ -1,0 +1,15 @@
+"""What counts as a number typed by hand in prose (pages and figure captions)."""
+
+import re
+
+# Digits a page may type: years and arXiv ids of cited works, and model names.
+ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|GPT-[23]|Llama \d|LLaMA")
+
+
+def prose(text: str) -> str:
+    """What a reader reads as words: without code, math, constructs and heading ids."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
+    text = re.sub(r"\$[^$\n]+\$|`[^`\n]+`|\{\{.*?\}\}|\{#[^}]*\}", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    return ALLOWED.sub("", text)
