@@ -22,12 +22,12 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "固定 {{ value expr.keys }} 个随机键，对大量随机查询统计：一个宽 $d_k$ 的头能让其中多少个键成为"
-    "“最看重的那个”。$d_k$ = 1 时只有 {{ value expr.reachable_1 }} 个，不管它想关注什么；"
+    "“最看重的那个”。$d_k = 1$ 时只有 {{ value expr.reachable_1 }} 个，不管它想关注什么；"
     "头越宽，能单独挑出的键越多。"
 )
 CAPTION_EN = (
     "With {{ value expr.keys }} fixed random keys and many random queries: how many of the keys a head "
-    "of width $d_k$ can make its top choice. At $d_k$ = 1 only {{ value expr.reachable_1 }}, whatever "
+    "of width $d_k$ can make its top choice. At $d_k = 1$ only {{ value expr.reachable_1 }}, whatever "
     "it wants to attend to; wider heads can single out more."
 )
 

@@ -2,8 +2,8 @@
 
 import re
 
-# Digits a page may type: years and arXiv ids of cited works, and model names.
-ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|GPT-[23]|Llama \d|LLaMA")
+# Digits a page may type: years, arXiv ids and table numbers of cited works, and model names.
+ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|(?:Table|表) ?\d+(?:\.\d+)?|GPT-[23]|Llama \d|LLaMA")
 
 
 def prose(text: str) -> str:
