@@ -188,3 +188,35 @@ def test_built_site_requests_no_third_party_host(site):
 def test_our_own_script_and_style_reach_nothing_outside(site):
     for name in ("mha-figures.js", "mha-figures.css"):
         assert not _absolute_urls((site / "assets" / name).read_text(encoding="utf-8"))
+
+
+def test_nav_order_home_sections_reference_references():
+    assert _config()["nav"] == [
+        "index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
+        "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
+        "reference.md", "references.md",
+    ]
+
+
+def test_the_code_page_shows_the_real_lines_of_mha_ref(site):
+    source = (ROOT / "mha_ref/attention.py").read_text(encoding="utf-8")
+    core = source.split("# --8<-- [start:core]\n")[1].split("    # --8<-- [end:core]")[0]
+    for lang in ("zh", "en"):
+        code = _html(site, _built(DOCS / "the-code.zh.md", lang)).select_one("div.highlight code").get_text()
+        for line in core.strip().splitlines():
+            assert line.strip() in code, line
+
+
+def test_every_cited_work_has_an_anchor_and_every_citing_page_links_it(site):
+    from mha_ref import models
+    for lang in ("zh", "en"):
+        refs = _html(site, _built(DOCS / "references.zh.md", lang))
+        assert all(refs.select_one(f"#{key}") for key in models.REFERENCES)
+    names = {"voita2019": "Voita", "vaswani2017": "Vaswani", "michel2019": "Michel"}
+    for page in DOCS.rglob("*.md"):
+        if page.stem.startswith("references"):
+            continue
+        text = page.read_text(encoding="utf-8")
+        for key, name in names.items():
+            if name in text:
+                assert f"references.md#{key}" in text, f"{page.name} names {name} without linking #{key}"
