@@ -6,11 +6,8 @@ tokens. At `it` they peak on different tokens: `and` (one back) and `ran` (one a
 
 from __future__ import annotations
 
-from mha_ref import toy
-
 from .control import query_control
-from .draw import mark_query, weight_bars
-from .style import HEAD_COLOURS, new_figure, pick
+from .draw import head_rows, top_keys
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -24,20 +21,9 @@ CAPTION_EN = (
 
 
 def readout(lang: str, query: int) -> str:
-    w = toy.trace().weights
-    pos = toy.TOKENS[w[toy.head_index("position")][query].argmax()]
-    syn = toy.TOKENS[w[toy.head_index("syntax")][query].argmax()]
-    return pick(lang, f"查询 {toy.TOKENS[query]}：位置头 → {pos}，句法头 → {syn}",
-                f"query {toy.TOKENS[query]}: position head → {pos}, syntax head → {syn}")
+    return top_keys(lang, query, ("position", "syntax"))
 
 
 def draw(lang: str, query: int):
-    w = toy.trace().weights
-    fig, axes = new_figure(3.6, nrows=2, sharex=True)
-    for ax, head, zh, en in ((axes[0], "position", "位置头：看前一个 token", "position head: the previous token"),
-                             (axes[1], "syntax", "句法头：看它依附的词", "syntax head: what the token attaches to")):
-        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head], title=pick(lang, zh, en))
-        mark_query(ax, query)
-        ax.set_ylabel(pick(lang, "权重", "weight"))
-    axes[1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
-    return fig
+    return head_rows(lang, query, [("position", "位置头：看前一个 token", "position head: the previous token"),
+                                   ("syntax", "句法头：看它依附的词", "syntax head: what the token attaches to")])

@@ -46,3 +46,16 @@ def query_control(start: str = "it") -> Control:
         start=toy.token_index(start), slug=lambda i: f"q{i}-{toy.TOKENS[i]}",
         value_label=lambda i, lang: f"{i} · {toy.TOKENS[i]}",
     )
+
+
+def divisors(n: int, *, at_most: int | None = None) -> tuple[int, ...]:
+    """The head counts h that cut a width n evenly."""
+    return tuple(h for h in range(1, n + 1) if n % h == 0 and (at_most is None or h <= at_most))
+
+
+def heads_control(values, start: int) -> Control:
+    """The head-count slider: frames h1, h2, ... whatever the width."""
+    return Control(
+        label_zh="头数 h", label_en="number of heads h", values=tuple(values), start=start,
+        slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
+    )

@@ -6,7 +6,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import INK, MUTED
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
 
 
 def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool = True):
@@ -34,3 +34,37 @@ def mark_query(ax, query: int):
         labels[query].set_fontweight("bold")
         labels[query].set_color(INK)
     return ax.axvspan(query - 0.45, query + 0.45, color=MUTED, alpha=0.08, zorder=0)
+
+
+def head_rows(lang: str, query: int, rows, *, height: float = 3.6, reference=None):
+    """A figure with one weight row per head for `query`, stacked over a shared token axis.
+
+    rows: (head, title_zh, title_en) per row. reference: (value, text) for a dashed line drawn
+    across every row, with its text on the first.
+    """
+    w = toy.trace().weights
+    fig, axes = new_figure(height, nrows=len(rows), sharex=True)
+    for ax, (head, zh, en) in zip(axes, rows):
+        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head], title=pick(lang, zh, en),
+                    peak_label=head != "diffuse")
+        mark_query(ax, query)
+        if reference is not None:
+            ax.axhline(reference[0], color=MUTED, lw=1, ls="--")
+    if reference is not None:
+        axes[0].text(len(toy.TOKENS) - 0.5, reference[0] + 0.03, reference[1], ha="right", va="bottom",
+                     fontsize=8, color=MUTED)
+    if len(rows) <= 2:
+        for ax in axes:
+            ax.set_ylabel(pick(lang, "权重", "weight"))
+    axes[-1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
+    return fig
+
+
+def top_keys(lang: str, query: int, heads) -> str:
+    """'query it: position head → and, syntax head → ran' in the page's language."""
+    names = {"position": ("位置头", "position head"), "syntax": ("句法头", "syntax head"),
+             "rare": ("稀有词头", "rare-token head"), "diffuse": ("弥散头", "diffuse head")}
+    w = toy.trace().weights
+    picks = [(names[h], toy.TOKENS[w[toy.head_index(h)][query].argmax()]) for h in heads]
+    return pick(lang, f"查询 {toy.TOKENS[query]}：" + "，".join(f"{n[0]} → {t}" for n, t in picks),
+                f"query {toy.TOKENS[query]}: " + ", ".join(f"{n[1]} → {t}" for n, t in picks))

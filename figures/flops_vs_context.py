@@ -10,17 +10,13 @@ import numpy as np
 
 from mha_ref import costs, models
 
-from .control import Control
+from .control import heads_control
 from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
 
 GPT2 = models.model("GPT-2 small")
-HS = tuple(h for h in (1, 2, 3, 4, 6, 12, 24, 48, 96) if GPT2.d_model % h == 0)
 CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
-
-CONTROL = Control(
-    label_zh="头数 h", label_en="number of heads h", values=HS, start=GPT2.heads,
-    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
-)
+# a readable subset of the divisors of 768: one frame each
+CONTROL = heads_control((1, 2, 3, 4, 6, 12, 24, 48, 96), start=GPT2.heads)
 CAPTION_ZH = (
     "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 $n$ 的变化。"
     "不管切成多少个头，注意力那条线都与单头的灰色参照线重合；在 $n$ = {{ value gpt2.context }} 时，"

@@ -9,8 +9,7 @@ from __future__ import annotations
 from mha_ref import toy
 
 from .control import query_control
-from .draw import mark_query, weight_bars
-from .style import HEAD_COLOURS, new_figure, pick
+from .draw import head_rows, top_keys
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -32,18 +31,8 @@ TITLES = {
 
 
 def readout(lang: str, query: int) -> str:
-    w = toy.trace().weights
-    picks = [toy.TOKENS[w[toy.head_index(h)][query].argmax()] for h in ("position", "syntax", "rare")]
-    return pick(lang, f"查询 {toy.TOKENS[query]} → 位置 {picks[0]} · 句法 {picks[1]} · 稀有 {picks[2]}",
-                f"query {toy.TOKENS[query]} → position {picks[0]} · syntax {picks[1]} · rare {picks[2]}")
+    return top_keys(lang, query, ("position", "syntax", "rare"))
 
 
 def draw(lang: str, query: int):
-    w = toy.trace().weights
-    fig, axes = new_figure(5.6, nrows=toy.H, sharex=True)
-    for ax, head in zip(axes, toy.HEADS):
-        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head],
-                    title=pick(lang, *TITLES[head]), peak_label=head != "diffuse")
-        mark_query(ax, query)
-    axes[-1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
-    return fig
+    return head_rows(lang, query, [(h, *TITLES[h]) for h in toy.HEADS], height=5.6)

@@ -10,15 +10,12 @@ import numpy as np
 
 from mha_ref import costs, models
 
-from .control import Control
+from .control import divisors, heads_control
 from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
 
 D = models.model("GPT-2 small").d_model
-HS = tuple(h for h in range(1, D + 1) if D % h == 0 and h <= 96)
-CONTROL = Control(
-    label_zh="头数 h", label_en="number of heads h", values=HS, start=12,
-    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
-)
+CONTROL = heads_control(divisors(D, at_most=96), start=models.model("GPT-2 small").heads)
+HS = CONTROL.values
 CAPTION_ZH = (
     "$d_\\text{model}$ = {{ value gpt2.d_model }} 时，一个注意力块的参数量随头数 $h$ 的变化："
     "每个 $h$ 都是 $4d_\\text{model}^2 + 4d_\\text{model}$ = {{ value gpt2.params }}。"

@@ -6,11 +6,8 @@ peak moves with the query, one step behind; the bottom one stays on `cat`.
 
 from __future__ import annotations
 
-from mha_ref import toy
-
 from .control import query_control
-from .draw import mark_query, weight_bars
-from .style import HEAD_COLOURS, new_figure, pick
+from .draw import head_rows, top_keys
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -24,20 +21,8 @@ CAPTION_EN = (
 
 
 def readout(lang: str, query: int) -> str:
-    w = toy.trace().weights
-    pos = toy.TOKENS[w[toy.head_index("position")][query].argmax()]
-    rare = toy.TOKENS[w[toy.head_index("rare")][query].argmax()]
-    return pick(lang, f"查询 {toy.TOKENS[query]}：位置头 → {pos}，稀有词头 → {rare}",
-                f"query {toy.TOKENS[query]}: position head → {pos}, rare-token head → {rare}")
+    return top_keys(lang, query, ("position", "rare"))
 
 
 def draw(lang: str, query: int):
-    w = toy.trace().weights
-    fig, axes = new_figure(3.6, nrows=2, sharex=True)
-    for ax, head, zh, en in ((axes[0], "position", "位置头", "position head"),
-                             (axes[1], "rare", "稀有词头", "rare-token head")):
-        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head], title=pick(lang, zh, en))
-        mark_query(ax, query)
-        ax.set_ylabel(pick(lang, "权重", "weight"))
-    axes[1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
-    return fig
+    return head_rows(lang, query, [("position", "位置头", "position head"), ("rare", "稀有词头", "rare-token head")])

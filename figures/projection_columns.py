@@ -11,14 +11,10 @@ from matplotlib.patches import Rectangle
 
 from mha_ref import toy
 
-from .control import Control
+from .control import divisors, heads_control
 from .style import SLICE_COLOURS, new_figure, pick
 
-HS = tuple(h for h in range(1, toy.D_MODEL + 1) if toy.D_MODEL % h == 0)
-CONTROL = Control(
-    label_zh="头数 h", label_en="number of heads h", values=HS, start=toy.H,
-    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
-)
+CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
 CAPTION_ZH = (
     "例子里真实的 $W^Q$、$W^K$、$W^V$，每个都是 $d_\\text{model} \\times d_\\text{model}$。"
     "彩色框标出每个头拥有的输出列：三个矩阵按同样的方式切开，它们之间共享的只有 $h$。"

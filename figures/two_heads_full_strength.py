@@ -9,8 +9,8 @@ from __future__ import annotations
 from mha_ref import toy
 
 from .control import query_control
-from .draw import mark_query, weight_bars
-from .style import HEAD_COLOURS, MUTED, new_figure, pick
+from .draw import head_rows
+from .style import pick
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -33,18 +33,10 @@ def readout(lang: str, query: int) -> str:
 
 
 def draw(lang: str, query: int):
-    w = toy.trace().weights
     blended = toy.blend_curve("it")[toy.BLEND_STEPS // 2].max()
-    fig, axes = new_figure(3.6, nrows=2, sharex=True)
-    for ax, head, zh, en in ((axes[0], "position", "位置头（d_k = 2）", "position head (d_k = 2)"),
-                             (axes[1], "syntax", "句法头（d_k = 2）", "syntax head (d_k = 2)")):
-        title = pick(lang, zh, en).replace("2", str(toy.D_K))
-        weight_bars(ax, w[toy.head_index(head)][query], HEAD_COLOURS[head], title=title)
-        mark_query(ax, query)
-        ax.axhline(blended, color=MUTED, lw=1, ls="--")
-        ax.set_ylabel(pick(lang, "权重", "weight"))
-    axes[0].text(len(toy.TOKENS) - 0.5, blended + 0.03,
-                 pick(lang, f"一个头硬混合时的中点：{blended:.2f}", f"one blended head at its midpoint: {blended:.2f}"),
-                 ha="right", va="bottom", fontsize=8, color=MUTED)
-    axes[1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
-    return fig
+    return head_rows(
+        lang, query,
+        [("position", f"位置头（d_k = {toy.D_K}）", f"position head (d_k = {toy.D_K})"),
+         ("syntax", f"句法头（d_k = {toy.D_K}）", f"syntax head (d_k = {toy.D_K})")],
+        reference=(blended, pick(lang, f"一个头硬混合时的中点：{blended:.2f}",
+                                 f"one blended head at its midpoint: {blended:.2f}")))

@@ -9,14 +9,10 @@ from matplotlib.patches import Rectangle
 
 from mha_ref import toy
 
-from .control import Control
+from .control import divisors, heads_control
 from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
 
-HS = tuple(h for h in range(1, toy.D_MODEL + 1) if toy.D_MODEL % h == 0)
-CONTROL = Control(
-    label_zh="头数 h", label_en="number of heads h", values=HS, start=toy.H,
-    slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}",
-)
+CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
 CAPTION_ZH = (
     "一条宽 {{ value toy.d_model }} 的 token 向量被切成 $h$ 段，每段宽 $d_k = d_\\text{model} / h$。"
     "拖动 $h$：切口在动，两端不动，$h \\times d_k$ 永远等于 $d_\\text{model}$。"
