@@ -17,19 +17,19 @@ from .style import HEAD_COLOURS, INK, new_figure, pick
 
 QUERY = toy.token_index("it")
 CONTROL = Control(
-    label_zh="混合比例（0 = 纯位置，1 = 纯语法）", label_en="blend (0 = position only, 1 = syntax only)",
+    label_zh="混合比例（0 = 纯位置，1 = 纯句法）", label_en="blend (0 = position only, 1 = syntax only)",
     values=tuple(range(toy.BLEND_STEPS)), start=toy.BLEND_STEPS // 2,
     slug=lambda i: f"blend-{toy.blend_ratios()[i]:.2f}",
     value_label=lambda i, lang: f"{toy.blend_ratios()[i]:.2f}",
 )
 CAPTION_ZH = (
-    "只有一个头，它的查询按比例混合位置信号和语法信号，这是它对 `it` 的那一行权重。"
-    "两端各有一个笃定的答案；滑到中间，这一行哪个 token 都没靠近。"
+    "只有一个头，它的查询按比例混合位置信号和句法信号，这是它对 `it` 的那一行权重。"
+    "两端各有一个笃定的答案；滑到中间，权重被两个 token 瓜分，哪个都没押中。"
 )
 CAPTION_EN = (
     "A single head whose query mixes the position signal and the syntax signal; its row of "
-    "weights for `it`. Each end has one confident answer; in the middle the row is close to no "
-    "token at all."
+    "weights for `it`. Each end has one confident answer; in the middle the weight is split between "
+    "two tokens, and the row commits to neither."
 )
 
 

@@ -8,6 +8,7 @@ smallest: two choices at most, whatever the head wants to attend to.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from mha_ref import expressiveness as ex
 
@@ -46,8 +47,9 @@ def draw(lang: str, h: int):
     x = np.arange(len(WIDTHS))
     ax.bar(x, counts, width=0.6, color=[HEAD_COLOURS["syntax"] if d == d_k else "#f0c9b0" for d in WIDTHS])
     ax.axhline(ex.N_KEYS, color=MUTED, ls="--", lw=1)
-    ax.text(len(WIDTHS) - 0.5, ex.N_KEYS + 0.3, pick(lang, f"全部 {ex.N_KEYS} 个键", f"all {ex.N_KEYS} keys"),
-            ha="right", va="bottom", fontsize=8.5, color=MUTED)
+    ax.text(-0.45, ex.N_KEYS + 0.3, pick(lang, f"全部 {ex.N_KEYS} 个键", f"all {ex.N_KEYS} keys"),
+            ha="left", va="bottom", fontsize=8.5, color=MUTED)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for i, c in enumerate(counts):
         ax.text(i, c + 0.2, str(c), ha="center", va="bottom", fontsize=9, color=INK)
     ax.set_xticks(x, [f"d_k = {d}\n(h = {ex.D_MODEL // d})" for d in WIDTHS], fontsize=8.5)

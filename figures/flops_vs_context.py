@@ -19,15 +19,15 @@ CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
 CONTROL = heads_control((1, 2, 3, 4, 6, 12, 24, 48, 96), start=GPT2.heads)
 CAPTION_ZH = (
     "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 $n$ 的变化。"
-    "不管切成多少个头，注意力那条线都与单头的灰色参照线重合；在 $n$ = {{ value gpt2.context }} 时，"
-    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 $n$ = {{ value gpt2.crossover }} 时两者持平。"
+    "不管切成多少个头，注意力那条线都与单头的灰色参照线重合；在 $n$ = {{ value gpt2.context d }} 时，"
+    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 $n$ = {{ value gpt2.crossover d }} 时两者持平。"
 )
 CAPTION_EN = (
     "Multiply-adds of one attention block of GPT-2 small ($d_\\text{model}$ = {{ value gpt2.d_model }}) "
     "against the context length $n$. However many heads the width is cut into, the attention curve "
-    "lies on the grey one-head reference; at $n$ = {{ value gpt2.context }} the four projections cost "
+    "lies on the grey one-head reference; at $n$ = {{ value gpt2.context d }} the four projections cost "
     "{{ value gpt2.ratio .1f }} times the attention itself, and the two meet at "
-    "$n$ = {{ value gpt2.crossover }}."
+    "$n$ = {{ value gpt2.crossover d }}."
 )
 
 
@@ -48,7 +48,7 @@ def draw(lang: str, h: int):
               label=pick(lang, "注意力，1 个头（d_k = 768）", "attention, 1 head (d_k = 768)"))
     ax.loglog(CONTEXTS, _series(h, "attention"), color=HEAD_COLOURS["syntax"], lw=2,
               label=pick(lang, f"注意力，{h} 个头（d_k = {GPT2.d_model // h}）",
-                         f"attention, {h} heads (d_k = {GPT2.d_model // h})"))
+                         f"attention, {h} head{'s' if h > 1 else ''} (d_k = {GPT2.d_model // h})"))
     ax.loglog(CONTEXTS, _series(h, "projections"), color=HEAD_COLOURS["position"], lw=2,
               label=pick(lang, "四个投影 Q、K、V、O", "the four projections Q, K, V, O"))
     at = costs.multiply_adds(GPT2.context, GPT2.d_model, h)

@@ -13,6 +13,7 @@ from mha_ref import flow_shapes
 from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
 
 CONTROL = None
+ATTENTION = r"$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"
 CAPTION_ZH = (
     "一个多头注意力块的计算流程（$d_\\text{model}$ = {{ value base.d_model }}，$h$ = {{ value base.h }}）。"
     "每个框旁的形状都来自 `mha_ref` 在这个尺寸上真实跑一遍时的数组形状，$n$ 是 token 数。"
@@ -42,19 +43,20 @@ def draw(lang: str, value=None):
     ys = [3.4, 2.4, 0.6]
     for y, i in zip(ys, shown):
         colour = SLICE_COLOURS[i % len(SLICE_COLOURS)]
-        _box(ax, 3, y, f"Q{i + 1}, K{i + 1}, V{i + 1}\n{s.q_i}", colour)
-        _box(ax, 5.6, y, pick(lang, f"softmax(QKᵀ/√d_k)·V\n头 {i + 1}: {s.head_i}", f"softmax(QKᵀ/√d_k)·V\nhead {i + 1}: {s.head_i}"), colour, w=2.5)
+        _box(ax, 3, y, f"$Q_{{{i + 1}}}, K_{{{i + 1}}}, V_{{{i + 1}}}$\n{s.q_i}", colour)
+        _box(ax, 5.75, y, pick(lang, f"{ATTENTION}\n头 {i + 1}：{s.head_i}", f"{ATTENTION}\nhead {i + 1}: {s.head_i}"),
+             colour, w=2.8)
         _arrow(ax, (0.95, 2), (2.05, y))
         _arrow(ax, (3.95, y), (4.35, y))
-        _arrow(ax, (6.85, y), (7.65, 2))
+        _arrow(ax, (7.15, y), (7.65, 2))
     ax.text(4.3, 1.5, "⋮", ha="center", va="center", fontsize=16, color=MUTED)
     _box(ax, 8.6, 2, pick(lang, f"拼接\n{s.concat}", f"concatenate\n{s.concat}"))
-    _box(ax, 8.6, 0.7, f"W_O\n{s.w_o}")
+    _box(ax, 8.6, 0.7, f"$W^O$\n{s.w_o}")
     _arrow(ax, (8.6, 1.72), (8.6, 1.0))
     _box(ax, 8.6, 3.4, pick(lang, f"输出\n{s.out}", f"output\n{s.out}"))
     ax.add_patch(FancyArrowPatch((9.55, 0.7), (9.55, 3.4), connectionstyle="arc3,rad=0.25",
                                  arrowstyle="-|>", mutation_scale=10, color=MUTED, lw=1))
-    ax.text(3, 4.05, pick(lang, f"{s.h} 个头，每个 d_k = {s.d_k}", f"{s.h} heads, d_k = {s.d_k} each"),
+    ax.text(3, 4.05, pick(lang, f"{s.h} 个头，每个 $d_k$ = {s.d_k}", f"{s.h} heads, $d_k$ = {s.d_k} each"),
             ha="center", fontsize=9, color=INK)
     ax.set_xlim(-1.1, 10.4)
     ax.set_ylim(0.1, 4.3)

@@ -44,7 +44,7 @@ def draw(lang: str, query: int):
         ax.text(s, v + (0.05 if v >= 0 else -0.05), f"{v:.2f}", ha="center",
                 va="bottom" if v >= 0 else "top", fontsize=8)
     ax.set_xticks(x, [f"{pick(lang, *NAMES[toy.HEADS[s // toy.D_K]])}\n{s % toy.D_K + 1}" for s in x], fontsize=8)
-    lim = np.abs(concat).max() * 1.35
+    lim = np.abs(toy.trace().concat).max() * 1.35  # the same range in every frame
     ax.set_ylim(-lim, lim)
     ax.set_ylabel(pick(lang, "输出值", "output value"))
     ax.set_title(pick(lang, f"{toy.TOKENS[query]} 的拼接输出", f"concatenated output for {toy.TOKENS[query]}"),

@@ -32,9 +32,13 @@ def draw(lang: str, value=None):
     ppl.plot(x, [r.ppl for r in rows], "o-", color=HEAD_COLOURS["syntax"], lw=2)
     for ax, key, title in ((bleu, "bleu", pick(lang, "BLEU（越高越好）", "BLEU (higher is better)")),
                            (ppl, "ppl", pick(lang, "困惑度（越低越好）", "perplexity (lower is better)"))):
-        for i, r in enumerate(rows):
-            v = getattr(r, key)
-            ax.text(i, v, f" {v:.2f}" if key == "ppl" else f" {v:.1f}", fontsize=8, color=INK, va="bottom")
+        values = [getattr(r, key) for r in rows]
+        for i, v in enumerate(values):
+            ax.annotate(f"{v:.2f}" if key == "ppl" else f"{v:.1f}", (i, v), textcoords="offset points",
+                        xytext=(0, 7), ha="center", fontsize=8, color=INK)
+        pad = (max(values) - min(values)) * 0.25
+        ax.set_ylim(min(values) - pad, max(values) + pad)
+        ax.set_xlim(-0.5, len(rows) - 0.5)
         ax.set_xticks(x, [f"h = {r.h}\nd_k = {r.d_k}" for r in rows], fontsize=7.5)
         ax.set_title(title, loc="left", fontsize=10)
     return fig

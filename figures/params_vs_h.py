@@ -38,14 +38,21 @@ def draw(lang: str, h: int):
     fig, ax = new_figure(3.0)
     x = np.arange(len(HS))
     counts = np.array([costs.param_count(D, k) for k in HS])
-    ax.bar(x, counts, color=[HEAD_COLOURS["position"] if k == h else "#c9d6e3" for k in HS], width=0.7)
-    ax.set_xticks(x, [str(k) for k in HS], fontsize=8)
-    ax.set_ylim(0, counts.max() * 1.25)
-    ax.ticklabel_format(axis="y", style="plain")
-    ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f}M")
+    ax.bar(x, counts, color="#dfe7ef", width=0.7)
+    # the chosen h: its bar cut into the heads' Q, K, V blocks (alternating shades) and W_O on top
     here = HS.index(h)
-    ax.annotate(f"{counts[here]:,}", xy=(here, counts[here]), xytext=(here, counts[here] * 1.12),
-                ha="center", fontsize=9, color=INK, arrowprops={"arrowstyle": "-", "color": MUTED})
+    share = 3 * (D * (D // h) + D // h)
+    for i in range(h):
+        ax.bar(here, share, bottom=i * share, width=0.7, lw=0,
+               color=HEAD_COLOURS["position"] if i % 2 == 0 else "#5aa3d6")
+    ax.bar(here, counts[here] - h * share, bottom=h * share, width=0.7, color=MUTED)
+    ax.set_xticks(x, [str(k) for k in HS], fontsize=8)
+    ax.set_ylim(0, counts.max() * 1.3)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f}M")
+    ax.annotate(pick(lang, f"{counts[here]:,}：{h} 个头各 {share:,}，加上 W_O",
+                     f"{counts[here]:,}: {h} heads × {share:,}, plus W_O"),
+                xy=(here, counts[here]), xytext=(0.02, 0.93), textcoords="axes fraction", fontsize=8.5,
+                color=INK, arrowprops={"arrowstyle": "-", "color": MUTED})
     ax.set_xlabel(pick(lang, "头数 h", "number of heads h"))
     ax.set_ylabel(pick(lang, "一个注意力块的参数", "parameters of one block"))
     return fig

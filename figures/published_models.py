@@ -35,12 +35,13 @@ def draw(lang: str, value=None):
     for k, (name, colour, marker) in enumerate(zip(families, COLOURS, "os^Dvp")):
         ms = [m for m in models.PUBLISHED_MODELS if family(m) == name]
         # families share some (h, d_k) points, e.g. BERT base and GPT-2 small: nudge them apart
-        nudge = 2 ** ((k - (len(families) - 1) / 2) * 0.04)
+        nudge = 2 ** ((k - (len(families) - 1) / 2) * 0.07)
         ax.scatter([m.heads * nudge for m in ms], [m.d_head for m in ms], s=48, color=colour, label=name,
                    marker=marker, zorder=3, edgecolor="white", lw=0.8)
-        for m in ms:
-            ax.annotate(str(m.d_model), (m.heads * nudge, m.d_head), textcoords="offset points",
-                        xytext=(-4, 6 + 7 * (k % 2)), fontsize=6.5, color=colour)
+
+    for h, d_k in sorted({(m.heads, m.d_head) for m in models.PUBLISHED_MODELS}):
+        ax.annotate(str(h * d_k), (h, d_k), textcoords="offset points", xytext=(0, 9), ha="center",
+                    fontsize=7, color=INK)
     hs = [m.heads for m in models.PUBLISHED_MODELS]
     dks = [m.d_head for m in models.PUBLISHED_MODELS]
     ax.set_xscale("log", base=2)

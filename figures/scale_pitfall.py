@@ -40,10 +40,11 @@ def readout(lang: str, d_k: int) -> str:
 
 
 def draw(lang: str, d_k: int):
-    fig, (curve, bars) = new_figure(3.2, ncols=2, width_ratios=[1.2, 1])
+    fig, (curve, bars) = new_figure(3.5, ncols=2, width_ratios=[1.2, 1])
     d_ks = np.array(scale.D_KS)
-    right_label = pick(lang, "除以 √d_k（正确）", "divide by √d_k (right)")
-    wrong_label = pick(lang, f"除以 √d_model = √{scale.D_MODEL}（照抄）", f"divide by √d_model = √{scale.D_MODEL} (copied)")
+    right_label = pick(lang, r"除以 $\sqrt{d_k}$（正确）", r"divide by $\sqrt{d_k}$ (right)")
+    wrong = rf"$\sqrt{{d_{{model}}}} = \sqrt{{{scale.D_MODEL}}}$"
+    wrong_label = pick(lang, f"除以 {wrong}（照抄单头实现）", f"divide by {wrong} (copied from one head)")
     curve.plot(d_ks, [scale.peak(d, "d_k") for d in d_ks], "o-", color=RIGHT, lw=2, label=right_label)
     curve.plot(d_ks, [scale.peak(d, "d_model") for d in d_ks], "o-", color=WRONG, lw=2, label=wrong_label)
     curve.axvline(d_k, color=MUTED, lw=1, ls=":")
@@ -55,7 +56,6 @@ def draw(lang: str, d_k: int):
     curve.set_ylim(0, 1.05)
     curve.set_xlabel(pick(lang, "每个头的宽度 d_k", "head width d_k"))
     curve.set_ylabel(pick(lang, "匹配键得到的权重", "weight on the matching key"))
-    curve.legend(loc="lower right", fontsize=8)
 
     keys = np.arange(scale.N_KEYS)
     right, wrong = scale.weights(d_k, "d_k"), scale.weights(d_k, "d_model")
@@ -63,5 +63,6 @@ def draw(lang: str, d_k: int):
     bars.bar(keys + 0.2, wrong, width=0.4, color=WRONG, label=wrong_label)
     bars.set_xticks(keys, [pick(lang, "匹配", "match")] + [f"k{i}" for i in keys[1:]], fontsize=8)
     bars.set_ylim(0, 1.05)
-    bars.set_title(f"d_k = {d_k}", fontsize=10, loc="left", color=INK)
+    bars.set_title(f"$d_k = {d_k}$", fontsize=10, loc="left", color=INK)
+    fig.legend(*curve.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8.5)
     return fig

@@ -17,7 +17,8 @@ FORMATS = ("svg", "png", "pdf")
 
 # Okabe-Ito colours: told apart with the common colour-vision deficiencies.
 HEAD_COLOURS = {"position": "#0072B2", "syntax": "#D55E00", "rare": "#009E73", "diffuse": "#9A9A9A"}
-SLICE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+# Slices 1-4 are the running example's four heads, in their colours; 5-8 only appear when h = 8.
+SLICE_COLOURS = (*HEAD_COLOURS.values(), "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 INK = "#222222"
 MUTED = "#777777"
 

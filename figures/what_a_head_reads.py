@@ -73,7 +73,7 @@ def draw(lang: str, picture: str):
     for i in range(h):
         for d in range(d_model):
             if picture == "right":
-                grid_ax.text(d, i, f"{grid[i, d]:.2f}", ha="center", va="center", fontsize=6.5,
+                grid_ax.text(d, i, f"{grid[i, d]:.2f}", ha="center", va="center", fontsize=7.5,
                              color="white" if grid[i, d] > 0.5 * grid.max() else INK)
             else:
                 grid_ax.text(d, i, "0" if grid[i, d] == 0 else "≠ 0", ha="center", va="center", fontsize=8,

@@ -1,4 +1,4 @@
-"""width-slices: the d_model = 8 vector cut into h pieces of width d_k = 8 / h.
+"""width-slices: the d_model numbers of a projection (q = x W_Q) cut into h pieces of width d_model / h.
 
 The cuts move as h changes; the vector's two ends never do, and h x d_k is always d_model.
 """
@@ -14,11 +14,11 @@ from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
 
 CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
 CAPTION_ZH = (
-    "一条宽 {{ value toy.d_model }} 的 token 向量被切成 $h$ 段，每段宽 $d_k = d_\\text{model} / h$。"
+    "投影之后的向量 $q = xW^Q$ 宽 {{ value toy.d_model }}，被切成 $h$ 段，每段宽 $d_k = d_\\text{model} / h$。"
     "拖动 $h$：切口在动，两端不动，$h \\times d_k$ 永远等于 $d_\\text{model}$。"
 )
 CAPTION_EN = (
-    "A token vector {{ value toy.d_model }} numbers wide, cut into $h$ pieces of width "
+    "The projected vector $q = xW^Q$, {{ value toy.d_model }} numbers wide, cut into $h$ pieces of width "
     "$d_k = d_\\text{model} / h$. Step through $h$: the cuts move, the two ends stay put, and "
     "$h \\times d_k$ is always $d_\\text{model}$."
 )
@@ -42,12 +42,13 @@ def draw(lang: str, h: int):
         label = pick(lang, f"头 {i + 1}", f"head {i + 1}") if d_k >= 2 or h <= 4 else f"{i + 1}"
         ax.text(i * d_k + d_k / 2, 1.25, label, ha="center", va="bottom", color=colour, fontsize=9)
     for j in range(d_model):
-        ax.text(j + 0.5, 0.5, f"x{j}", ha="center", va="center", fontsize=8, color=INK)
+        ax.text(j + 0.5, 0.5, f"q{j}", ha="center", va="center", fontsize=9, color=INK)
     for end in (0, d_model):  # the ends: the same in every frame
         ax.plot([end, end], [-0.25, 1.25], color=INK, lw=2.5)
     ax.annotate("", xy=(0, -0.45), xytext=(d_model, -0.45),
                 arrowprops={"arrowstyle": "<->", "color": MUTED})
-    ax.text(d_model / 2, -0.6, pick(lang, f"d_model = {d_model}（不随 h 改变）", f"d_model = {d_model} (the same for every h)"),
+    ax.text(d_model / 2, -0.6, pick(lang, f"$q = xW^Q$ 的 $d_{{model}}$ = {d_model} 个数（不随 h 改变）",
+                                    f"the $d_{{model}}$ = {d_model} numbers of $q = xW^Q$ (the same for every h)"),
             ha="center", va="top", fontsize=9, color=MUTED)
     ax.text(d_model + 0.3, 0.5, f"h × d_k\n= {h} × {d_k}\n= {h * d_k}", ha="left", va="center", fontsize=9)
     ax.set_xlim(-0.2, d_model + 2.2)

@@ -16,7 +16,7 @@ from .style import HEAD_COLOURS, INK, new_figure, pick
 
 MIXES = tuple(np.round(np.linspace(0, 1, 5), 2))
 CONTROL = Control(
-    label_zh="W_O 的混合强度", label_en="W_O mixing strength", values=MIXES, start=1.0,
+    label_zh="W_O 的混合强度", label_en="W_O mixing strength", values=MIXES, start=0.0,
     slug=lambda m: f"mix-{m:.2f}", value_label=lambda m, lang: f"{m:.2f}",
 )
 CAPTION_ZH = (

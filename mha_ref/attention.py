@@ -106,15 +106,16 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     params = checks.params(params, x.shape[-1])
     d_k = x.shape[-1] // h
     # --8<-- [start:core]
-    # The split is only a way of reading the projections' output columns.
+    # The split only reads the projections' output columns in groups.
     q = split_heads(_project(x, params.w_q, params.b_q), h)
     k = split_heads(_project(x, params.w_k, params.b_k), h)
     v = split_heads(_project(x, params.w_v, params.b_v), h)
-    scores = (q @ np.swapaxes(k, -1, -2)) / math.sqrt(d_k)  # each head divides by its own sqrt(d_k)
+    # Each head divides by its own sqrt(d_k).
+    scores = (q @ np.swapaxes(k, -1, -2)) / math.sqrt(d_k)
     if mask is not None:
-        # [..., n, n] broadcasts over the head axis once a unit axis is put in front of it.
-        mask = checks.mask(mask, scores.shape[:-3] + scores.shape[-2:])[..., None, :, :]
-        scores = np.where(mask, scores, -np.inf)
+        # A [..., n, n] mask gets a unit head axis, to apply to every head.
+        mask = checks.mask(mask, scores.shape[:-3] + scores.shape[-2:])
+        scores = np.where(mask[..., None, :, :], scores, -np.inf)
     weights = softmax(scores, axis=-1)
     heads = weights @ v
     concat = merge_heads(heads)

@@ -168,7 +168,9 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
     assert "| 模型 |" in zh and "| model |" in en
     assert len([line for line in zh.splitlines() if line.startswith("| ")]) == len(models.PUBLISHED_MODELS) + 1
     gpt3 = models.model("GPT-3 175B")
-    assert f"| {gpt3.name} | {gpt3.d_model} | {gpt3.layers} | {gpt3.heads} | {gpt3.d_head} | {gpt3.context} |" in en
+    assert f"| {gpt3.name} | {gpt3.d_model} | {gpt3.layers} | {gpt3.heads} | {gpt3.heads} | {gpt3.d_head} | {gpt3.context} |" in en
+    llama3 = models.model("Llama 3 8B")
+    assert f"| {llama3.heads} | {llama3.kv_heads} | {llama3.d_head} |" in en
     head, _ = markup.expand("{{ table head-count }}", "en", _url, "t.md")
     assert "| 1 | 512 | 5.29 | 24.9 |" in head
     with pytest.raises(markup.MarkupError, match="nope"):

@@ -201,6 +201,7 @@ def test_nav_order_home_sections_reference_references():
 def test_the_code_page_shows_the_real_lines_of_mha_ref(site):
     source = (ROOT / "mha_ref/attention.py").read_text(encoding="utf-8")
     core = source.split("# --8<-- [start:core]\n")[1].split("    # --8<-- [end:core]")[0]
+    assert len(core.strip().splitlines()) >= 7
     for lang in ("zh", "en"):
         code = _html(site, _built(DOCS / "the-code.zh.md", lang)).select_one("div.highlight code").get_text()
         for line in core.strip().splitlines():

@@ -70,9 +70,14 @@ def on_page_markdown(markdown, page, config, files):
     return text
 
 
+PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English title, for other languages
+
+
 def on_page_content(html, page, config, files):
     mathml = importlib.import_module("figures.site.mathml")
     try:
-        return mathml.to_mathml(html, page.file.src_uri)
+        html = mathml.to_mathml(html, page.file.src_uri)
     except ValueError as e:
         raise PluginError(str(e)) from e
+    title = PERMALINK_TITLE.get(_lang(config))
+    return html.replace('title="Permanent link"', f'title="{title}"') if title else html

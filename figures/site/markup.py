@@ -110,7 +110,7 @@ def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], 
         alt = _plain(cap) + (f" ({label})" if label else "")
         parts.append(
             f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}">'
-            f'<img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy">'
+            f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy"></a>'
             + (f'<p class="mha-frame-caption">{html.escape(text)}</p>' if text else "")
             + "</div>"
         )
@@ -133,7 +133,8 @@ def references_markdown() -> str:
     entries = []
     for r in models.REFERENCES.values():
         arxiv = f" arXiv:{r.arxiv}." if r.arxiv else ""
-        entries.append(f"{r.authors}. *{r.title}*. {r.venue}, {r.year}.{arxiv}\n{{: #{r.key} .mha-reference }}")
+        authors = r.authors if r.authors.endswith(".") else r.authors + "."
+        entries.append(f"{authors} *{r.title}*. {r.venue}, {r.year}.{arxiv}\n{{: #{r.key} .mha-reference }}")
     return "\n\n".join(entries)
 
 
@@ -146,16 +147,13 @@ def table_markdown(name: str, lang: str, where: str) -> str:
     """A Markdown table of published data, headed in the page's language."""
     zh = lang == "zh"
     if name == "published-models":
-        head = ("模型", "d_model", "层数", "头数 h", "d_k", "上下文", "来源") if zh else \
-            ("model", "d_model", "layers", "heads h", "d_k", "context", "source")
-        rows = []
-        for m in models.PUBLISHED_MODELS:
-            heads = f"{m.heads}" + ((f"（键/值 {m.kv_heads}）" if zh else f" ({m.kv_heads} key/value)") if m.kv_heads else "")
-            rows.append((m.name, str(m.d_model), m.layers, heads, str(m.d_head),
-                         str(m.context) if m.context else "–", _cite(m.source)))
+        head = ("模型", "$d_\\text{model}$", "层数", "头数 $h$", "键/值头数", "$d_k$", "上下文", "来源") if zh else \
+            ("model", "$d_\\text{model}$", "layers", "heads $h$", "key/value heads", "$d_k$", "context", "source")
+        rows = [(m.name, str(m.d_model), m.layers, str(m.heads), str(m.kv_heads or m.heads), str(m.d_head),
+                 str(m.context) if m.context else "–", _cite(m.source)) for m in models.PUBLISHED_MODELS]
     elif name == "head-count":
-        head = ("头数 h", "d_k = d_v", "困惑度（开发集）", "BLEU（开发集）") if zh else \
-            ("heads h", "d_k = d_v", "perplexity (dev)", "BLEU (dev)")
+        head = ("头数 $h$", "$d_k = d_v$", "困惑度（开发集）", "BLEU（开发集）") if zh else \
+            ("heads $h$", "$d_k = d_v$", "perplexity (dev)", "BLEU (dev)")
         rows = [(str(r.h), str(r.d_k), f"{r.ppl:.2f}", f"{r.bleu:.1f}") for r in models.HEAD_COUNT_TABLE]
     else:
         raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count")
