@@ -6,7 +6,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, new_figure, pick
 
 
 def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool = True):
@@ -62,9 +62,7 @@ def head_rows(lang: str, query: int, rows, *, height: float = 3.6, reference=Non
 
 def top_keys(lang: str, query: int, heads) -> str:
     """'query it: position head → and, syntax head → ran' in the page's language."""
-    names = {"position": ("位置头", "position head"), "syntax": ("句法头", "syntax head"),
-             "rare": ("稀有词头", "rare-token head"), "diffuse": ("弥散头", "diffuse head")}
     w = toy.trace().weights
-    picks = [(names[h], toy.TOKENS[w[toy.head_index(h)][query].argmax()]) for h in heads]
+    picks = [(HEAD_NAMES[h], toy.TOKENS[w[toy.head_index(h)][query].argmax()]) for h in heads]
     return pick(lang, f"查询 {toy.TOKENS[query]}：" + "，".join(f"{n[0]} → {t}" for n, t in picks),
                 f"query {toy.TOKENS[query]}: " + ", ".join(f"{n[1]} → {t}" for n, t in picks))

@@ -10,6 +10,7 @@ from mha_ref import toy
 
 from .control import query_control
 from .draw import head_rows, top_keys
+from .style import HEAD_NAMES
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -22,12 +23,6 @@ CAPTION_EN = (
     "{{ value diffuse.max_weight .2f }}, so it stays grey."
 )
 
-TITLES = {
-    "position": ("位置头", "position head"),
-    "syntax": ("句法头", "syntax head"),
-    "rare": ("稀有词头", "rare-token head"),
-    "diffuse": ("弥散头：说不出规律", "diffuse head: no story"),
-}
 
 
 def readout(lang: str, query: int) -> str:
@@ -35,4 +30,5 @@ def readout(lang: str, query: int) -> str:
 
 
 def draw(lang: str, query: int):
-    return head_rows(lang, query, [(h, *TITLES[h]) for h in toy.HEADS], height=5.6)
+    titles = {**HEAD_NAMES, "diffuse": ("弥散头：说不出规律", "diffuse head: no story")}
+    return head_rows(lang, query, [(h, *titles[h]) for h in toy.HEADS], height=5.6)

@@ -10,7 +10,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
@@ -24,8 +24,6 @@ CAPTION_EN = (
     "relative to its size. Each specialised head costs a lot; the diffuse head costs only "
     "{{ value ablation.diffuse .3f }}, next to nothing."
 )
-NAMES = {"position": ("位置头", "position"), "syntax": ("句法头", "syntax"),
-         "rare": ("稀有词头", "rare token"), "diffuse": ("弥散头", "diffuse")}
 
 
 def draw(lang: str, value=None):
@@ -35,7 +33,7 @@ def draw(lang: str, value=None):
     ax.bar(x, cost, color=[HEAD_COLOURS[h] for h in toy.HEADS], width=0.6, zorder=2)
     for i, c in enumerate(cost):
         ax.text(i, c + 0.01, f"{c:.3f}", ha="center", va="bottom", fontsize=9, color=INK)
-    ax.set_xticks(x, [pick(lang, *NAMES[h]) for h in toy.HEADS])
+    ax.set_xticks(x, [pick(lang, *HEAD_NAMES[h]) for h in toy.HEADS])
     ax.set_ylabel(pick(lang, "输出的相对变化", "relative change of the output"))
     ax.set_ylim(0, cost.max() * 1.2)
     ax.grid(axis="y", color="#e6e6e6", lw=0.8, zorder=0)

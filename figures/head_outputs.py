@@ -10,7 +10,7 @@ import numpy as np
 from mha_ref import toy
 
 from .control import query_control
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -22,8 +22,6 @@ CAPTION_EN = (
     "pair is that head's own row of weights times its own value vectors: a real weighted sum, not a "
     "placeholder."
 )
-NAMES = {"position": ("位置", "position"), "syntax": ("句法", "syntax"), "rare": ("稀有词", "rare"),
-         "diffuse": ("弥散", "diffuse")}
 
 
 def readout(lang: str, query: int) -> str:
@@ -43,7 +41,10 @@ def draw(lang: str, query: int):
     for s, v in zip(x, concat):
         ax.text(s, v + (0.05 if v >= 0 else -0.05), f"{v:.2f}", ha="center",
                 va="bottom" if v >= 0 else "top", fontsize=8)
-    ax.set_xticks(x, [f"{pick(lang, *NAMES[toy.HEADS[s // toy.D_K]])}\n{s % toy.D_K + 1}" for s in x], fontsize=8)
+    ax.set_xticks(x, [str(s % toy.D_K + 1) for s in x], fontsize=8)
+    for i, head in enumerate(toy.HEADS):  # one name under each pair
+        ax.text(i * toy.D_K + (toy.D_K - 1) / 2, -0.13, pick(lang, *HEAD_NAMES[head]), ha="center", va="top",
+                fontsize=8.5, color=HEAD_COLOURS[head], transform=ax.get_xaxis_transform())
     lim = np.abs(toy.trace().concat).max() * 1.35  # the same range in every frame
     ax.set_ylim(-lim, lim)
     ax.set_ylabel(pick(lang, "输出值", "output value"))

@@ -11,7 +11,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
@@ -25,11 +25,6 @@ CAPTION_EN = (
     "is of its pick."
 )
 
-NAMES = {
-    "position": ("位置头", "position head"),
-    "rare": ("稀有词头", "rare-token head"),
-    "syntax": ("句法头", "syntax head"),
-}
 OFFSET = {"position": -0.09, "rare": 0.0, "syntax": 0.09}  # keeps coinciding points apart
 STYLE = {"position": "-", "rare": "--", "syntax": "-"}
 
@@ -38,11 +33,11 @@ def draw(lang: str, value=None):
     weights = toy.trace().weights
     positions = np.arange(toy.N)
     fig, ax = new_figure(3.6)
-    for head, (zh, en) in NAMES.items():
+    for head in ("position", "rare", "syntax"):
         target = toy.targets(head)
         w = weights[toy.head_index(head)][positions, target]
         ax.plot(positions, target + OFFSET[head], STYLE[head], color=HEAD_COLOURS[head], lw=2,
-                marker="o", ms=4, label=pick(lang, zh, en), zorder=3)
+                marker="o", ms=4, label=pick(lang, *HEAD_NAMES[head]), zorder=3)
         # marker area shows how sure the head is of its pick
         ax.scatter(positions, target + OFFSET[head], s=140 * w, color=HEAD_COLOURS[head], alpha=0.35, zorder=2)
     ticks = [f"{i} {t}" for i, t in enumerate(toy.TOKENS)]

@@ -19,6 +19,9 @@ FORMATS = ("svg", "png", "pdf")
 HEAD_COLOURS = {"position": "#0072B2", "syntax": "#D55E00", "rare": "#009E73", "diffuse": "#9A9A9A"}
 # Slices 1-4 are the running example's four heads, in their colours; 5-8 only appear when h = 8.
 SLICE_COLOURS = (*HEAD_COLOURS.values(), "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+# The running example's heads by role, as every figure names them (Chinese, English).
+HEAD_NAMES = {"position": ("位置头", "position head"), "syntax": ("句法头", "syntax head"),
+              "rare": ("稀有词头", "rare-token head"), "diffuse": ("弥散头", "diffuse head")}
 INK = "#222222"
 MUTED = "#777777"
 

@@ -12,7 +12,7 @@ import numpy as np
 from mha_ref import toy
 
 from .control import Control
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
 
 MIXES = tuple(np.round(np.linspace(0, 1, 5), 2))
 CONTROL = Control(
@@ -28,8 +28,6 @@ CAPTION_EN = (
     "into the four heads' contributions. With a block-diagonal $W^O$ (no mixing at all) only the position "
     "head is there; once $W^O$ mixes, all four take part."
 )
-NAMES = {"position": ("位置头", "position"), "syntax": ("句法头", "syntax"), "rare": ("稀有词头", "rare"),
-         "diffuse": ("弥散头", "diffuse")}
 
 
 def readout(lang: str, mix: float) -> str:
@@ -46,7 +44,7 @@ def draw(lang: str, mix: float):
     pos_base, neg_base = np.zeros(len(slots)), np.zeros(len(slots))
     for i, head in enumerate(toy.HEADS):
         base = np.where(c[i] >= 0, pos_base, neg_base)
-        ax.bar(slots, c[i], bottom=base, color=HEAD_COLOURS[head], width=0.5, label=pick(lang, *NAMES[head]))
+        ax.bar(slots, c[i], bottom=base, color=HEAD_COLOURS[head], width=0.5, label=pick(lang, *HEAD_NAMES[head]))
         pos_base += np.maximum(c[i], 0)
         neg_base += np.minimum(c[i], 0)
     totals = c.sum(axis=0)
