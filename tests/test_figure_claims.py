@@ -315,3 +315,10 @@ def test_flow_shapes_are_computed_from_the_config():
         ("n × 512", "n × 64", "n × 64", "n × 512", "512 × 512", "n × 512")
     other = flow_shapes(d_model=24, h=3, n=5)
     assert (other.q_i, other.concat) == ("n × 8", "n × 24")
+
+
+def test_voita_role_numbers_equal_facts():
+    from mha_ref import models
+    r = models.VOITA_ROLES
+    assert (r["positional_pct"], r["rarest_pct"], r["two_rarest_pct"], r["all_roles_heads"]) == (90, 66, 83, 17)
+    assert r["source"] in models.REFERENCES
