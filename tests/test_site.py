@@ -1,10 +1,7 @@
 """The built site: strict build, language twins, anchors, search, math, and no third-party host."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -14,7 +11,6 @@ from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-MKDOCS = [sys.executable, "-m", "mkdocs"]
 ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
 
 
@@ -26,16 +22,6 @@ def _config():
 
 
 SITE_HOST = urlparse(_config()["site_url"]).netloc
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("build") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([*MKDOCS, "build", "--strict", "-d", str(out)], cwd=ROOT, env=env,
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-4000:]
-    return out
 
 
 def _html(site, rel):

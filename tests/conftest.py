@@ -1,0 +1,20 @@
+"""Shared fixtures: one strict build of the whole site per test session."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build") / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return out

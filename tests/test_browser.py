@@ -1,0 +1,65 @@
+"""The frame slider in a real browser: headless Chromium runs the site's own JavaScript.
+
+Skipped where no Chromium is installed (it is a system package: `apt-get install chromium`).
+"""
+
+import functools
+import http.server
+import shutil
+import subprocess
+import tempfile
+import threading
+
+import pytest
+from bs4 import BeautifulSoup
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def _dom(url: str, *extra: str) -> BeautifulSoup:
+    with tempfile.TemporaryDirectory() as profile:
+        run = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+             *extra, "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return BeautifulSoup(run.stdout, "html.parser")
+
+
+@pytest.mark.parametrize("path, label", [("one-head-blends/", "查询 token"), ("en/one-head-blends/", "query token")])
+def test_slider_is_built_labelled_and_opens_on_the_start_frame(served, path, label):
+    dom = _dom(served + path)
+    boxes = dom.select(".mha-frames")
+    stepped = [b for b in boxes if len(b.select(":scope > .mha-frame")) > 1]
+    assert stepped, "the page has figures with frames"
+    for box in stepped:
+        frames = box.select(":scope > .mha-frame")
+        start = int(box["data-start"])
+        assert "mha-js" in box["class"]
+        row = box.find_previous_sibling("div", class_="mha-controls")
+        slider = row.select_one("input[type=range]")
+        assert int(slider["max"]) == len(frames) - 1
+        assert row.select_one("label").get_text() == box["data-label-control"]
+        assert slider["aria-valuetext"] == frames[start]["data-value"]
+        assert [i for i, f in enumerate(frames) if "is-current" in f.get("class", [])] == [start]
+    blend_rows = dom.select_one("#fig-blend-rows .mha-frames")
+    assert blend_rows["data-label-control"] == label
+    assert blend_rows.select(".mha-frame")[int(blend_rows["data-start"])]["data-value"].endswith("it")
+
+
+def test_a_figure_without_frames_gets_no_controls(served):
+    dom = _dom(served + "one-head-blends/")
+    figure = dom.select_one("#fig-peak-dip")
+    assert figure.select_one(".mha-controls") is None
+    assert "mha-js" not in figure.select_one(".mha-frames")["class"]
