@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mha_ref import models
 
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (

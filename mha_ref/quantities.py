@@ -74,7 +74,6 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "published.h_max": lambda: max(m.heads for m in models.PUBLISHED_MODELS),
     "published.dk_min": lambda: min(m.d_head for m in models.PUBLISHED_MODELS),
     "published.dk_max": lambda: max(m.d_head for m in models.PUBLISHED_MODELS),
-    "published.count": lambda: len(models.PUBLISHED_MODELS),
     "bleu.gap": lambda: max(r.bleu for r in models.HEAD_COUNT_TABLE) - models.HEAD_COUNT_TABLE[0].bleu,
     "bleu.one_head": lambda: models.HEAD_COUNT_TABLE[0].bleu,
     "bleu.best": lambda: max(r.bleu for r in models.HEAD_COUNT_TABLE),
