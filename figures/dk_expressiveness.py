@@ -1,8 +1,11 @@
 """dk-expressiveness: what a narrow head can still say.
 
-For fixed random keys, how many of them a head of width d_k can make its top choice at all, over
-many queries. With d_k = 1, q and k are single numbers and the top key is always the largest or the
-smallest: two choices at most, whatever the head wants to attend to.
+For fixed random keys, how many of them a head of width d_k can make its strict top choice for some
+query. The count is exact: mha_ref decides each key with a small linear program (does it lie
+outside the convex hull of the other keys?), not by trying queries. With d_k = 1, q and k are
+single numbers and the top key is always the largest or the smallest: at most two, whatever the
+head wants to attend to. Each head reads the first d_k coordinates of the same keys, so a wider
+head never loses a key.
 """
 
 from __future__ import annotations
@@ -22,22 +25,26 @@ CONTROL = Control(
     slug=lambda h: f"h{h}", value_label=lambda h, lang: f"h = {h}, d_k = {ex.D_MODEL // h}",
 )
 CAPTION_ZH = (
-    "固定 {{ value expr.keys }} 个随机键，对大量随机查询统计：一个宽 $d_k$ 的头能让其中多少个键成为"
-    "“最看重的那个”。$d_k = 1$ 时只有 {{ value expr.reachable_1 }} 个，不管它想关注什么；"
-    "头越宽，能单独挑出的键越多。"
+    "固定 {{ value expr.keys }} 个随机键，逐个精确判定：宽 $d_k$ 的头能让其中多少个键对某个查询得分严格最高，"
+    "成为“最看重的那个”（判据是它是否落在其余所有键的凸包之外，每个键解一个小线性规划）。"
+    "$d_k = 1$ 时只有 {{ value expr.reachable_1 }} 个，不管它想关注什么；各档头宽读的是同一组键的前 $d_k$ 维，"
+    "所以头越宽，这个数只增不减，到 $d_k = {{ value expr.all_from_d_k }}$ 时全部键都能当上首选。"
 )
 CAPTION_EN = (
-    "With {{ value expr.keys }} fixed random keys and many random queries: how many of the keys a head "
-    "of width $d_k$ can make its top choice. At $d_k = 1$ only {{ value expr.reachable_1 }}, whatever "
-    "it wants to attend to; wider heads can single out more."
+    "With {{ value expr.keys }} fixed random keys, decided exactly for each key: how many of them a head "
+    "of width $d_k$ can make its strict top choice for some query (the test is whether the key lies outside "
+    "the convex hull of all the other keys, one small linear program per key). At $d_k = 1$ only "
+    "{{ value expr.reachable_1 }}, whatever it wants to attend to. Every width reads the first $d_k$ "
+    "coordinates of the same keys, so a wider head never has fewer; at $d_k = {{ value expr.all_from_d_k }}$ "
+    "every key can come first."
 )
 
 
 def readout(lang: str, h: int) -> str:
     d_k = ex.D_MODEL // h
     n = ex.reachable_top_keys(d_k)
-    return pick(lang, f"h = {h} · d_k = {d_k} · 能成为首选的键：{n} / {ex.N_KEYS}",
-                f"h = {h} · d_k = {d_k} · keys that can be the top choice: {n} of {ex.N_KEYS}")
+    return pick(lang, f"h = {h} · d_k = {d_k} · 能成为首选的键（精确）：{n} / {ex.N_KEYS}",
+                f"h = {h} · d_k = {d_k} · keys that can be the top choice (exact): {n} of {ex.N_KEYS}")
 
 
 def draw(lang: str, h: int):
@@ -52,9 +59,11 @@ def draw(lang: str, h: int):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for i, c in enumerate(counts):
         ax.text(i, c + 0.2, str(c), ha="center", va="bottom", fontsize=9, color=INK)
-    ax.set_xticks(x, [f"d_k = {d}\n(h = {ex.D_MODEL // d})" for d in WIDTHS], fontsize=8.5)
+    ax.set_xticks(x, [f"$d_k = {d}$\n$(h = {ex.D_MODEL // d})$" for d in WIDTHS], fontsize=8.5)
     ax.set_ylim(0, ex.N_KEYS * 1.25)
     ax.set_ylabel(pick(lang, "能成为首选的键的个数", "keys that can be the top choice"))
-    ax.set_title(pick(lang, f"d_model = {ex.D_MODEL}：头越窄，能说的越少", f"d_model = {ex.D_MODEL}: the narrower the head, the less it can say"),
+    d_model = rf"$d_{{\mathrm{{model}}}} = {ex.D_MODEL}$"
+    ax.set_title(pick(lang, f"{d_model}：头越窄，能当首选的键只少不多",
+                      f"{d_model}: a narrower head never has more keys that can come first"),
                  loc="left", fontsize=10)
     return fig
