@@ -9,6 +9,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from figures import registry
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
@@ -93,10 +95,89 @@ def test_figures_have_frames_numbers_and_captions(site):
     width = soup.select_one("#fig-width-slices")
     assert len(width.select(".mha-frame")) == 4
     assert width.select_one(".mha-frames")["data-label-control"] == "头数 h"
-    assert width.select_one("figcaption .mha-fig-num").get_text() == "图 2"
+    # the first figure that page 2 (slicing-the-width) explains, reused on the home page
+    assert width.select_one("figcaption .mha-fig-num").get_text() == "图 2.1"
+    assert "（详见第 2 页“切开宽度”）" in width.select_one("figcaption").get_text()
     en = _html(site, "en/index.html").select_one("#fig-width-slices")
     assert en.select_one(".mha-frames")["data-label-control"] == "number of heads h"
-    assert en.select_one("figcaption .mha-fig-num").get_text() == "Figure 2"
+    assert en.select_one("figcaption .mha-fig-num").get_text() == "Figure 2.1"
+    assert "(explained on page 2, Slicing the width)" in en.select_one("figcaption").get_text()
+
+
+# one number per figure, site-wide ---------------------------------------------------------------
+def _nav_built(lang):
+    """The built pages in nav order: (nav entry, path below the site)."""
+    return [(entry, _built(DOCS / entry.replace(".md", ".zh.md"), lang)) for entry in _config()["nav"]]
+
+
+def _placed_numbers(site):
+    """For every language and page in nav order: [(figure id, number text, resolved link)]."""
+    found = {}
+    for lang, word in (("zh", "图 "), ("en", "Figure ")):
+        for entry, rel in _nav_built(lang):
+            rows = []
+            for fig in _html(site, rel).select("figure.mha-figure"):
+                num = fig.select_one("figcaption .mha-fig-num")
+                assert num.get_text().startswith(word), (rel, num.get_text())
+                link = urlparse(num["href"])
+                target = (site / rel).parent / link.path if link.path else site / rel
+                if target.is_dir():
+                    target = target / "index.html"
+                rows.append((fig["id"].removeprefix("fig-"), num.get_text().removeprefix(word),
+                             (target.resolve().relative_to(site.resolve()).as_posix(), link.fragment)))
+            found[lang, entry] = rows
+    return found
+
+
+def _home(found, lang, fig_id):
+    """The page that explains a figure: the first page in nav order after the front page placing it."""
+    order = [entry for (lg, entry) in found if lg == lang]
+    for entry in order[1:] + order[:1]:
+        if fig_id in [row[0] for row in found[lang, entry]]:
+            return entry
+
+
+def test_every_figure_has_one_number_on_every_page_and_in_both_languages(site):
+    found = _placed_numbers(site)
+    numbers: dict[str, set[str]] = {}
+    for rows in found.values():
+        for fig_id, number, _ in rows:
+            numbers.setdefault(fig_id, set()).add(number)
+    assert set(numbers) == set(registry.ORDER)  # every figure is placed somewhere
+    assert all(len(n) == 1 for n in numbers.values()), {k: v for k, v in numbers.items() if len(v) > 1}
+    assert len({n.pop() for n in numbers.values()}) == len(numbers)  # different figures, different numbers
+
+
+def test_a_reused_figure_links_its_number_back_to_the_page_that_explains_it(site):
+    found = _placed_numbers(site)
+    reuses = 0
+    for (lang, entry), rows in found.items():
+        for fig_id, _, (target, fragment) in rows:
+            home = _home(found, lang, fig_id)
+            assert fragment == f"fig-{fig_id}"
+            assert target == _built(DOCS / home.replace(".md", ".zh.md"), lang), (lang, entry, fig_id)
+            assert _html(site, target).select_one(f"figure#fig-{fig_id}")
+            reuses += home != entry
+    assert reuses  # the front page previews figures that later pages explain
+
+
+def test_a_page_numbers_the_figures_it_explains_in_order(site):
+    found = _placed_numbers(site)
+    for lang in ("zh", "en"):
+        content = [entry for (lg, entry) in found if lg == lang][1:]  # the front page is not counted
+        for page_number, entry in enumerate(content, 1):
+            own = [number for fig_id, number, _ in found[lang, entry] if _home(found, lang, fig_id) == entry]
+            assert own == [f"{page_number}.{k}" for k in range(1, len(own) + 1)], (lang, entry, own)
+
+
+def test_reference_titles_ending_in_a_question_mark_get_no_extra_full_stop(site):
+    from mha_ref import models
+    for lang in ("zh", "en"):
+        refs = _html(site, _built(DOCS / "references.zh.md", lang))
+        for key, ref in models.REFERENCES.items():
+            entry = refs.select_one(f"#{key}").get_text()
+            title = entry.split(ref.title, 1)[1]
+            assert title.startswith(" " if ref.title[-1] in ".?!" else ". "), (key, entry)
 
 
 def test_numbers_are_filled_in_and_no_construct_is_left(site):
@@ -207,3 +288,20 @@ def test_every_cited_work_has_an_anchor_and_every_citing_page_links_it(site):
         for key, name in names.items():
             if name in text:
                 assert f"references.md#{key}" in text, f"{page.name} names {name} without linking #{key}"
+
+
+def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(tmp_path):
+    from figures.site import numbering
+    pages = {"index": ["peak-dip", "four-heads"], "a": ["width-slices", "peak-dip"], "b": ["peak-dip", "blend-rows"]}
+    for stem, ids in pages.items():
+        for lang in ("zh", "en"):
+            figures = "\n\n".join(f"{{{{ figure {i} }}}}" for i in ids)
+            (tmp_path / f"{stem}.{lang}.md").write_text(f"# {stem} {lang} {{#{stem}}}\n\n{figures}\n", encoding="utf-8")
+    numbers = numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
+    assert {i: (n.number, n.home) for i, n in numbers.items()} == {
+        "width-slices": ("1.1", "a.md"), "peak-dip": ("1.2", "a.md"), "blend-rows": ("2.1", "b.md"),
+        "four-heads": ("0.1", "index.md")}  # only the front page places it: page 0
+    assert numbers["peak-dip"].titles == {"zh": "a zh", "en": "a en"}
+    (tmp_path / "b.en.md").write_text("# b {#b}\n\n{{ figure blend-rows }}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="b.md: the en page places figures"):
+        numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])

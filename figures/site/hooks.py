@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[2]
 OUR_PACKAGES = ("mha_ref", "figures")
+# figure id -> numbering.FigureNumber, set at the start of each build for its pages to read
+_figure_numbers: dict = {}
 
 
 def _lang(config) -> str:
@@ -34,6 +37,17 @@ def on_config(config):
         del sys.modules[name]
     importlib.invalidate_caches()
     return config
+
+
+def on_pre_build(config):
+    """Number the figures once per build, from the docs sources of every language in nav order."""
+    numbering = importlib.import_module("figures.site.numbering")
+    try:
+        numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages)
+    except numbering.MarkupError as e:
+        raise PluginError(str(e)) from e
+    _figure_numbers.clear()
+    _figure_numbers.update(numbers)
 
 
 @event_priority(-200)  # after static-i18n's own on_files (-100)
@@ -63,8 +77,9 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{where}: the figure file figures/{path} was not generated")
         return get_relative_url(f.url, page.url)
 
+    nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        text, _ = markup.expand(markdown, _lang(config), url, where)
+        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry)
     except markup.MarkupError as e:
         raise PluginError(str(e)) from e
     return text

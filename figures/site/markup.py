@@ -1,13 +1,19 @@
 """The constructs a page may use, expanded for the page's language at build time.
 
-    {{ figure ID }}            on a line of its own: the figure, its frames, number and caption
+    {{ figure ID }}            on a line of its own: the figure, its frames, number and caption; the
+                               number is site-wide (figures/site/numbering.py) and, on a page that
+                               reuses the figure, links back to the page that explains it
     {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
     {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
     {{ value NAME .2f }}       with a Python format spec
+    {{ value NAME .2f up }}    rounded up (or `down`) at the spec's precision, exactly: next to a bound
+                               word ("at most", "不低于", ...) the rounding must keep the bound true
+                               (figures/site/bounds.py); with no bound word next to it, refused
     {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
                                each with the anchor #KEY that pages link to
     {{ table NAME }}           on a line of its own: a table of published data from mha_ref.models
-                               (published-models, head-count), with its source linked
+                               (published-models, head-count), with its source linked, or toy-head-roles
+                               (the running example's heads measured as Voita et al. do, mha_ref.roles)
 
 This is the only place that knows how a figure becomes HTML; later features (downloads,
 citation, provenance) are added here without touching the pages.
@@ -16,6 +22,7 @@ citation, provenance) are added here without touching the pages.
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 from collections.abc import Callable
 
@@ -23,16 +30,20 @@ from mha_ref import models, quantities
 
 from .. import registry
 from ..render import frames
+from . import bounds
 
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
-VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>[^\s}]+))?\s*\}\}")
+VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|down)\b)[^\s}]+))?"
+                   r"(?:\s+(?P<direction>up|down))?\s*\}\}")
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
 LEFTOVER = re.compile(r"\{\{.{0,40}")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧"},
-    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame"},
+    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧",
+           "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
+    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame",
+           "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
 }
 
 
@@ -40,31 +51,49 @@ class MarkupError(ValueError):
     """A construct names something that does not exist; the message says what and where."""
 
 
-def format_value(v, spec: str | None) -> str:
+def format_value(v, spec: str | None, direction: str | None = None) -> str:
+    """v as the page prints it: to the nearest, or up/down at the spec's precision."""
     if spec is None:
         spec = "," if isinstance(v, int) else ".2f"
     try:
-        return format(v, spec)
+        return format(v if direction is None else bounds.rounded(v, spec, direction), spec)
     except ValueError as e:
         raise MarkupError(f"format spec {spec!r} does not fit the value {v!r}: {e}") from None
 
 
-def expand_values(text: str, where: str) -> str:
-    def one(m: re.Match) -> str:
-        try:
-            v = quantities.value(m["name"])
-        except KeyError as e:
-            raise MarkupError(f"{where}: {e.args[0]}") from None
-        return format_value(v, m["spec"])
+def _printed(m: re.Match, where: str) -> tuple[float | int, str]:
+    """One value construct: the unrounded number and the text printed for it."""
+    try:
+        v = quantities.value(m["name"])
+    except KeyError as e:
+        raise MarkupError(f"{where}: {e.args[0]}") from None
+    return v, format_value(v, m["spec"], m["direction"])
 
-    return VALUE.sub(one, text)
+
+def bound_problems(text: str, where: str) -> list[str]:
+    """Every value construct of `text` that breaks the bound rule (bounds.problem), as messages."""
+    found = []
+    for m in VALUE.finditer(text):
+        v, printed = _printed(m, where)
+        bound = bounds.bound_word(text[:m.start()], text[m.end():])
+        message = bounds.problem(bound, m["name"], v, printed, m["direction"], where, m["spec"] or ".2f")
+        if message:
+            found.append(message)
+    return found
+
+
+def expand_values(text: str, where: str) -> str:
+    problems = bound_problems(text, where)
+    if problems:
+        raise MarkupError("\n".join(problems))
+    return VALUE.sub(lambda m: _printed(m, where)[1], text)
 
 
 def caption(fig_id: str, lang: str, where: str = "") -> str:
     """The figure's caption for a language, numbers filled in, as Markdown."""
     mod = registry.get(fig_id)
     text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
-    return expand_values(text, where or f"caption of figure {fig_id!r}")
+    return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
 
 
 def _plain(markdown_text: str) -> str:
@@ -91,9 +120,23 @@ def _start_index(fig_id: str, start: str | None, where: str) -> int:
                       f"its frames: {[control.slug(v) for v in values]}")
 
 
-def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], start: str | None = None,
-                where: str = "") -> str:
-    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link."""
+def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | None = None) -> str:
+    """The figure's number, a link to its anchor; on a page that only reuses the figure (`home`, a
+    numbering.FigureNumber, names another page) the link goes back to the page that explains it."""
+    label = WORDS[lang]["figure"].format(number)
+    if home is None or home.home == page:
+        return f'<a class="mha-fig-num" href="#fig-{fig_id}">{label}</a>'
+    # a Markdown link, so that MkDocs resolves the .md path to the page in this language
+    href = posixpath.relpath(home.home, posixpath.dirname(page or "") or ".") + f"#fig-{fig_id}"
+    note = WORDS[lang]["explained_front"] if home.page == 0 else \
+        WORDS[lang]["explained"].format(page=home.page, title=home.titles[lang])
+    return f"[{label}]({href}){{: .mha-fig-num }}{note}"
+
+
+def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
+                where: str = "", home=None, page: str | None = None) -> str:
+    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link;
+    `home` and `page` as in `_number_markup`."""
     try:
         mod = registry.get(fig_id)
     except KeyError as e:
@@ -114,6 +157,7 @@ def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], 
             + (f'<p class="mha-frame-caption">{html.escape(text)}</p>' if text else "")
             + "</div>"
         )
+    number_markup = _number_markup(fig_id, lang, str(number), home, page)
     attrs = ""
     if control:
         attrs = (f' data-start="{start_index}" data-label-control="{html.escape(control.label(lang))}"'
@@ -123,8 +167,8 @@ def figure_html(fig_id: str, lang: str, number: int, url: Callable[[str], str], 
     return (
         f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}" markdown="block">\n'
         f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
-        f'<figcaption markdown="span"><a class="mha-fig-num" href="#fig-{fig_id}">'
-        f'{words["figure"].format(number)}</a> {cap}</figcaption>\n</figure>'
+        f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
+        '</figure>'
     )
 
 
@@ -134,13 +178,51 @@ def references_markdown() -> str:
     for r in models.REFERENCES.values():
         arxiv = f" arXiv:{r.arxiv}." if r.arxiv else ""
         authors = r.authors if r.authors.endswith(".") else r.authors + "."
-        entries.append(f"{authors} *{r.title}*. {r.venue}, {r.year}.{arxiv}\n{{: #{r.key} .mha-reference }}")
+        stop = "" if r.title.endswith((".", "?", "!")) else "."  # "Better than One?", not "One?."
+        entries.append(f"{authors} *{r.title}*{stop} {r.venue}, {r.year}.{arxiv}\n{{: #{r.key} .mha-reference }}")
     return "\n\n".join(entries)
 
 
 def _cite(key: str) -> str:
     r = models.REFERENCES[key]
     return f"[{r.authors.split(',')[0].split(' ')[0]} {r.year}](references.md#{key})"
+
+
+ROLE_NAMES = {"positional": ("位置头", "positional"), "syntactic": ("句法头", "syntactic"),
+              "rare": ("稀有词头", "rare words")}
+
+
+def _toy_head_roles(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Voita et al.'s measures of every toy head (mha_ref.roles), then a row of the bars."""
+    from mha_ref import roles  # imported here: this table is the only user in this module
+
+    from ..style import HEAD_NAMES
+
+    def share(k: int, n: int) -> str:
+        return f"{100 * k / n:.0f}% ({k}/{n})"
+
+    def offset(m: roles.HeadMeasures) -> str:
+        if m.offset_tied:  # no offset stands out; naming one would suggest it does
+            return "并列" if zh else "tied"
+        return f"{m.offset:+d}" if m.offset else "0"
+
+    def bar(r: str) -> str:
+        b = roles.ROLE_BARS[r]
+        note = {"definition": ("", ""), "reported": ("（论文那个头的成绩）", " (the paper's head)"),
+                "ours": ("（本站定）", " (ours)")}[b.kind][0 if zh else 1]
+        return f"≥ {100 * b.share:.0f}%{note}"
+
+    head = ("头", "置信度", "最常见的偏移", "落在该偏移的查询", "落在依存目标的查询", "落在最罕见词上的查询", "达到门槛的角色") if zh else \
+        ("head", "confidence", "most frequent offset", "queries at that offset", "queries on the dependency target",
+         "queries on the rarest token", "roles whose bar it reaches")
+    rows = []
+    for name, m in roles.toy_head_roles().items():
+        met = "、".join(ROLE_NAMES[r][0] for r in m.roles) if zh else ", ".join(ROLE_NAMES[r][1] for r in m.roles)
+        rows.append((HEAD_NAMES[name][0 if zh else 1], f"{m.confidence:.2f}", offset(m),
+                     share(m.offset_hits, m.n), share(m.syntax_hits, m.n), share(m.rare_hits, m.n),
+                     met or ("无" if zh else "none")))
+    rows.append(("门槛" if zh else "bar", "–", "–", *(bar(r) for r in roles.ROLES), "–"))
+    return head, rows
 
 
 def table_markdown(name: str, lang: str, where: str) -> str:
@@ -155,15 +237,22 @@ def table_markdown(name: str, lang: str, where: str) -> str:
         head = ("头数 $h$", "$d_k = d_v$", "困惑度（开发集）", "BLEU（开发集）") if zh else \
             ("heads $h$", "$d_k = d_v$", "perplexity (dev)", "BLEU (dev)")
         rows = [(str(r.h), str(r.d_k), f"{r.ppl:.2f}", f"{r.bleu:.1f}") for r in models.HEAD_COUNT_TABLE]
+    elif name == "toy-head-roles":
+        head, rows = _toy_head_roles(zh)
     else:
-        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count")
+        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count, toy-head-roles")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
 
-def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple[str, list[str]]:
-    """Expand every construct of a page. Returns the new Markdown and the figure ids in order."""
+def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
+           page: str | None = None) -> tuple[str, list[str]]:
+    """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
+
+    numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
+    Without them (a text on its own) a figure is numbered by its place in the text.
+    """
     placed: list[str] = []
 
     def one_figure(m: re.Match) -> str:
@@ -174,7 +263,14 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str) -> tuple
         if m["id"] in placed:
             raise MarkupError(f"{where}: figure {m['id']!r} is placed twice; its anchor must be unique")
         placed.append(m["id"])
-        return "\n" + figure_html(m["id"], lang, len(placed), url, opts.get("start"), where) + "\n"
+        if numbers is None:
+            number, home = str(len(placed)), None
+        elif m["id"] in numbers:
+            home = numbers[m["id"]]
+            number = home.number
+        else:
+            raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
+        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page) + "\n"
 
     text = FIGURE.sub(one_figure, text)
     text = REFERENCES.sub(lambda m: references_markdown(), text)
