@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from . import registry
 from .render import FigureError, plan, render
-from .style import FORMATS, LANGS
+from .style import FORMATS, LANGS, plural
 
 
 def _list(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     bar.close()
-    print(f"wrote {len(todo) * len(args.format)} files to {args.out}", file=sys.stderr)
+    print(f"wrote {plural(len(todo) * len(args.format), 'file')} to {args.out}", file=sys.stderr)
     return 0
 
 

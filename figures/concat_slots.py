@@ -11,7 +11,7 @@ from matplotlib.patches import Rectangle
 from mha_ref import toy
 
 from .control import Control
-from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
+from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick, plural
 
 QUERY = "it"
 CONTROL = Control(
@@ -31,7 +31,7 @@ CAPTION_EN = (
 
 def readout(lang: str, placed: int) -> str:
     return pick(lang, f"已放入 {placed} 个头 · 填满 {placed * toy.D_K} / {toy.D_MODEL} 格",
-                f"{placed} heads placed · {placed * toy.D_K} of {toy.D_MODEL} slots filled")
+                f"{plural(placed, 'head')} placed · {placed * toy.D_K} of {plural(toy.D_MODEL, 'slot')} filled")
 
 
 def draw(lang: str, placed: int):

@@ -6,7 +6,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, QUERY_BOX, new_figure, pick
 
 
 def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool = True):
@@ -21,17 +21,19 @@ def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool =
     if peak_label:
         top = int(weights.argmax())
         ax.text(top, weights[top] + 0.02, f"{weights[top]:.2f}", ha="center", va="bottom",
-                fontsize=9, color=INK, fontweight="bold")
+                fontsize=9, color=INK)
     if title:
         ax.set_title(title, loc="left", fontsize=10, color=colour)
     return bars
 
 
 def mark_query(ax, query: int):
-    """A marker under the query token's label, so the reader sees who is asking."""
+    """A shaded column and a box round the query token's label, so the reader sees who is asking.
+
+    A box, not bold: the CJK face ships in one weight only (see style.setup)."""
     labels = ax.get_xticklabels()  # empty on the upper axes of a shared-x stack
     if query < len(labels):
-        labels[query].set_fontweight("bold")
+        labels[query].set_bbox(QUERY_BOX)
         labels[query].set_color(INK)
     return ax.axvspan(query - 0.45, query + 0.45, color=MUTED, alpha=0.08, zorder=0)
 

@@ -11,7 +11,7 @@ import numpy as np
 from mha_ref import costs, models
 
 from .control import heads_control
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick, plural
 
 GPT2 = models.model("GPT-2 small")
 CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
@@ -45,25 +45,25 @@ def _series(h: int, part: str) -> np.ndarray:
 def draw(lang: str, h: int):
     fig, ax = new_figure(3.6)
     ax.loglog(CONTEXTS, _series(1, "attention"), color="#BBBBBB", lw=7, solid_capstyle="round",
-              label=pick(lang, "注意力，1 个头（d_k = 768）", "attention, 1 head (d_k = 768)"))
+              label=pick(lang, f"注意力，1 个头（$d_k$ = {GPT2.d_model}）", f"attention, 1 head ($d_k$ = {GPT2.d_model})"))
     ax.loglog(CONTEXTS, _series(h, "attention"), color=HEAD_COLOURS["syntax"], lw=2,
-              label=pick(lang, f"注意力，{h} 个头（d_k = {GPT2.d_model // h}）",
-                         f"attention, {h} head{'s' if h > 1 else ''} (d_k = {GPT2.d_model // h})"))
+              label=pick(lang, f"注意力，{h} 个头（$d_k$ = {GPT2.d_model // h}）",
+                         f"attention, {plural(h, 'head')} ($d_k$ = {GPT2.d_model // h})"))
     ax.loglog(CONTEXTS, _series(h, "projections"), color=HEAD_COLOURS["position"], lw=2,
               label=pick(lang, "四个投影 Q、K、V、O", "the four projections Q, K, V, O"))
     at = costs.multiply_adds(GPT2.context, GPT2.d_model, h)
     ax.axvline(GPT2.context, color=MUTED, lw=0.8, ls=":")
     ax.plot([GPT2.context] * 2, [at.attention, at.projections], "o", color=INK, ms=4)
-    ax.annotate(pick(lang, f"n = {GPT2.context}：投影 / 注意力 = {at.projections / at.attention:.1f}",
-                     f"n = {GPT2.context}: projections / attention = {at.projections / at.attention:.1f}"),
+    ax.annotate(pick(lang, f"$n$ = {GPT2.context}：投影 / 注意力 = {at.projections / at.attention:.1f}",
+                     f"$n$ = {GPT2.context}: projections / attention = {at.projections / at.attention:.1f}"),
                 xy=(GPT2.context, at.projections), xytext=(GPT2.context * 1.3, at.projections / 8), fontsize=9,
                 arrowprops={"arrowstyle": "->", "color": INK})
     cross = costs.crossover_context(GPT2.d_model)
     ax.axvline(cross, color=MUTED, lw=0.8, ls="--")
-    ax.text(cross * 1.06, at.projections / 40, pick(lang, f"n = {cross}：两者持平", f"n = {cross}: equal cost"),
+    ax.text(cross * 1.06, at.projections / 40, pick(lang, f"$n$ = {cross}：两者持平", f"$n$ = {cross}: equal cost"),
             fontsize=8.5, color=MUTED, va="center")
-    ax.set_xlabel(pick(lang, "上下文长度 n（token 数）", "context length n (tokens)"))
-    ax.set_ylabel(pick(lang, "每层乘加次数", "multiply-adds per block"))
+    ax.set_xlabel(pick(lang, "上下文长度 $n$（token 数）", "context length $n$ (tokens)"))
+    ax.set_ylabel(pick(lang, "每个注意力块的乘加次数", "multiply-adds per attention block"))
     ticks = [64, 256, 1024, 4096]
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()

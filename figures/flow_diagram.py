@@ -10,7 +10,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from mha_ref import flow_shapes
 
-from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
+from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick, plural
 
 CONTROL = None
 ATTENTION = r"$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"
@@ -38,7 +38,7 @@ def _arrow(ax, a, b):
 def draw(lang: str, value=None):
     s = flow_shapes()
     fig, ax = new_figure(4.4)
-    _box(ax, 0, 2, pick(lang, f"输入 X\n{s.x}", f"input X\n{s.x}"))
+    _box(ax, 0, 2, pick(lang, f"输入 $X$\n{s.x}", f"input $X$\n{s.x}"))
     shown = [0, 1, s.h - 1]  # draw heads 1, 2 and h; the dots stand for the rest
     ys = [3.4, 2.4, 0.6]
     for y, i in zip(ys, shown):
@@ -56,7 +56,7 @@ def draw(lang: str, value=None):
     _box(ax, 8.6, 3.4, pick(lang, f"输出\n{s.out}", f"output\n{s.out}"))
     ax.add_patch(FancyArrowPatch((9.55, 0.7), (9.55, 3.4), connectionstyle="arc3,rad=0.25",
                                  arrowstyle="-|>", mutation_scale=10, color=MUTED, lw=1))
-    ax.text(3, 4.05, pick(lang, f"{s.h} 个头，每个 $d_k$ = {s.d_k}", f"{s.h} heads, $d_k$ = {s.d_k} each"),
+    ax.text(3, 4.05, pick(lang, f"{s.h} 个头，每个 $d_k$ = {s.d_k}", f"{plural(s.h, 'head')}, $d_k$ = {s.d_k} each"),
             ha="center", fontsize=9, color=INK)
     ax.set_xlim(-1.1, 10.4)
     ax.set_ylim(0.1, 4.3)

@@ -15,12 +15,12 @@ from .style import HEAD_NAMES
 CONTROL = query_control("it")
 CAPTION_ZH = (
     "同一个查询在四个头里的四行权重。位置头、句法头、稀有词头各有一个说得出名字的规律；"
-    "第四个头哪里都不押注，最大权重也不超过 {{ value diffuse.max_weight .2f }}，所以留成灰色。"
+    "第四个头哪里都不押注，最大权重也不超过 {{ value diffuse.max_weight .2f up }}，所以留成灰色。"
 )
 CAPTION_EN = (
     "The same query's four rows, one per head. The position, syntax and rare-token heads each "
     "follow a rule one can name; the fourth commits to nothing, its largest weight no more than "
-    "{{ value diffuse.max_weight .2f }}, so it stays grey."
+    "{{ value diffuse.max_weight .2f up }}, so it stays grey."
 )
 
 

@@ -39,6 +39,6 @@ def draw(lang: str, value=None):
         pad = (max(values) - min(values)) * 0.25
         ax.set_ylim(min(values) - pad, max(values) + pad)
         ax.set_xlim(-0.5, len(rows) - 0.5)
-        ax.set_xticks(x, [f"h = {r.h}\nd_k = {r.d_k}" for r in rows], fontsize=7.5)
+        ax.set_xticks(x, [f"$h$ = {r.h}\n$d_k$ = {r.d_k}" for r in rows], fontsize=7.5)
         ax.set_title(title, loc="left", fontsize=10)
     return fig

@@ -11,7 +11,7 @@ import numpy as np
 from mha_ref import costs, models
 
 from .control import divisors, heads_control
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick, plural
 
 D = models.model("GPT-2 small").d_model
 CONTROL = heads_control(divisors(D, at_most=96), start=models.model("GPT-2 small").heads)
@@ -49,10 +49,10 @@ def draw(lang: str, h: int):
     ax.set_xticks(x, [str(k) for k in HS], fontsize=8)
     ax.set_ylim(0, counts.max() * 1.3)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f}M")
-    ax.annotate(pick(lang, f"{counts[here]:,}：{h} 个头各 {share:,}，加上 W_O",
-                     f"{counts[here]:,}: {h} heads × {share:,}, plus W_O"),
+    ax.annotate(pick(lang, f"{counts[here]:,}：{h} 个头各 {share:,}，加上 $W^O$",
+                     f"{counts[here]:,}: {plural(h, 'head')} × {share:,}, plus $W^O$"),
                 xy=(here, counts[here]), xytext=(0.02, 0.93), textcoords="axes fraction", fontsize=8.5,
                 color=INK, arrowprops={"arrowstyle": "-", "color": MUTED})
-    ax.set_xlabel(pick(lang, "头数 h", "number of heads h"))
+    ax.set_xlabel(pick(lang, "头数 $h$", "number of heads $h$"))
     ax.set_ylabel(pick(lang, "一个注意力块的参数", "parameters of one block"))
     return fig

@@ -15,12 +15,13 @@ from .style import HEAD_COLOURS, HEAD_NAMES, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
-    "横轴是查询所在的位置，纵轴是该头权重最大的那个 token。位置头画出一条落后一格的斜线，"
+    "横轴是查询所在的位置，纵轴是该头权重最大的那个 token。位置头画出一条落后一格的斜线（句首的 `the` 前面没有词，看的是它自己），"
     "稀有词头是一条钉在 `cat` 上的水平线，句法头则随句子结构上下跳动。圆点越大，该头对这个选择越有把握。"
 )
 CAPTION_EN = (
     "Across: the query's position. Up: the token the head weights most. The position head traces "
-    "a diagonal one step behind, the rare-token head a flat line pinned to `cat`, and the syntax "
+    "a diagonal one step behind (the first token, `the`, has nothing before it and looks at itself), "
+    "the rare-token head a flat line pinned to `cat`, and the syntax "
     "head jumps wherever the sentence's structure sends it. The bigger the dot, the surer the head "
     "is of its pick."
 )

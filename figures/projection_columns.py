@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 from mha_ref import toy
 
 from .control import divisors, heads_control
-from .style import SLICE_COLOURS, new_figure, pick
+from .style import SLICE_COLOURS, new_figure, pick, plural
 
 CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
 CAPTION_ZH = (
@@ -28,7 +28,8 @@ CAPTION_EN = (
 
 def readout(lang: str, h: int) -> str:
     d_k = toy.D_MODEL // h
-    return pick(lang, f"h = {h} · 每个矩阵 {h} 组，每组 {d_k} 列", f"h = {h} · {h} groups of {d_k} columns in each matrix")
+    return pick(lang, f"h = {h} · 每个矩阵 {h} 组，每组 {d_k} 列",
+                f"h = {h} · {plural(h, 'group')} of {plural(d_k, 'column')} in each matrix")
 
 
 def draw(lang: str, h: int):

@@ -21,14 +21,14 @@ CONTROL = Control(
 CAPTION_ZH = (
     "一个比其余键高出固定强度的键（强度以 $q \\cdot k$ 的典型波动为单位），在 $d_\\text{model}$ = "
     "{{ value scale.d_model }} 的模型里随头宽 $d_k$ 变化的权重。除以 $\\sqrt{d_k}$ 时始终是 "
-    "{{ value scale.peak .2f }}；照抄单头实现、除以 $\\sqrt{d_\\text{model}}$ 时，头越窄越平，"
+    "{{ value scale.peak .2f }}；照抄单头实现、除以 $\\sqrt{d_\\text{model}}$ 时，同样的参数下头越窄越平，"
     "$d_k$ = {{ value scale.d_k_min }} 时只剩 {{ value scale.peak_wrong_narrowest .2f }}。"
 )
 CAPTION_EN = (
     "A key that stands out from the rest by a fixed strength (measured in the typical spread of "
     "$q \\cdot k$), in a model with $d_\\text{model}$ = {{ value scale.d_model }}, as the head width "
     "$d_k$ changes. Dividing by $\\sqrt{d_k}$ it always gets {{ value scale.peak .2f }}; dividing by "
-    "$\\sqrt{d_\\text{model}}$, as a copied single-head implementation would, the head flattens as it "
+    "$\\sqrt{d_\\text{model}}$, as a copied single-head implementation would, the same parameters give a head that flattens as it "
     "narrows, down to {{ value scale.peak_wrong_narrowest .2f }} at $d_k$ = {{ value scale.d_k_min }}."
 )
 
@@ -43,7 +43,7 @@ def draw(lang: str, d_k: int):
     fig, (curve, bars) = new_figure(3.5, ncols=2, width_ratios=[1.2, 1])
     d_ks = np.array(scale.D_KS)
     right_label = pick(lang, r"除以 $\sqrt{d_k}$（正确）", r"divide by $\sqrt{d_k}$ (right)")
-    wrong = rf"$\sqrt{{d_{{model}}}} = \sqrt{{{scale.D_MODEL}}}$"
+    wrong = rf"$\sqrt{{d_{{\mathrm{{model}}}}}} = \sqrt{{{scale.D_MODEL}}}$"
     wrong_label = pick(lang, f"除以 {wrong}（照抄单头实现）", f"divide by {wrong} (copied from one head)")
     curve.plot(d_ks, [scale.peak(d, "d_k") for d in d_ks], "o-", color=RIGHT, lw=2, label=right_label)
     curve.plot(d_ks, [scale.peak(d, "d_model") for d in d_ks], "o-", color=WRONG, lw=2, label=wrong_label)
@@ -54,7 +54,7 @@ def draw(lang: str, d_k: int):
     curve.set_xticks(d_ks, [str(d) for d in d_ks])
     curve.minorticks_off()
     curve.set_ylim(0, 1.05)
-    curve.set_xlabel(pick(lang, "每个头的宽度 d_k", "head width d_k"))
+    curve.set_xlabel(pick(lang, "每个头的宽度 $d_k$", "head width $d_k$"))
     curve.set_ylabel(pick(lang, "匹配键得到的权重", "weight on the matching key"))
 
     keys = np.arange(scale.N_KEYS)

@@ -24,6 +24,9 @@ HEAD_NAMES = {"position": ("位置头", "position head"), "syntax": ("句法头"
               "rare": ("稀有词头", "rare-token head"), "diffuse": ("弥散头", "diffuse head")}
 INK = "#222222"
 MUTED = "#777777"
+# How a figure singles out the query token: a light box round it. Never bold: the CJK face
+# ships in one weight (Regular), so bold would silently come out regular.
+QUERY_BOX = {"boxstyle": "round,pad=0.25", "facecolor": "#e4e4e4", "edgecolor": MUTED, "lw": 0.8}
 
 WIDTH = 6.4  # inches; every figure shares the width so that frames line up on the page
 
@@ -41,7 +44,8 @@ def setup() -> None:
     matplotlib.use("Agg")
     plt.rcParams.update({
         # A list of families gives per-glyph fallback: Chinese and Latin from Noto, symbols
-        # that Noto lacks (such as ✗) from DejaVu, which ships inside matplotlib.
+        # that Noto lacks (such as ✗) from DejaVu, which ships inside matplotlib. Noto comes in
+        # its Regular weight only, so no figure asks for bold (tests/test_figures_render.py).
         "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
         "mathtext.fontset": "dejavusans",
         "axes.unicode_minus": False,  # U+2212 is not in every face; a hyphen-minus always is
@@ -86,6 +90,11 @@ def to_bytes(fig, fmt: str = "svg") -> bytes:
     finally:
         plt.close(fig)
     return buf.getvalue()
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """'1 head', '8 heads', '1 column': an English count with its noun (Chinese needs none)."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
 
 
 def pick(lang: str, zh: str, en: str) -> str:

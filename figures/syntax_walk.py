@@ -1,7 +1,8 @@
-"""syntax-walk: where the syntax head sends each token, as an arc over the sentence.
+"""syntax-walk: where the syntax head sends each token, as an arc from the token to its target.
 
 Its target follows the grammar, not an offset: forward from `it` to `ran`, back from `ate` to
-`cat`. The chosen query's arc is drawn strong, the others faint.
+`cat`. Arcs that point ahead run above the sentence, arcs that point back below it; the chosen
+query's arc is drawn strong, the others faint.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ from matplotlib.patches import FancyArrowPatch
 from mha_ref import toy
 
 from .control import query_control
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, QUERY_BOX, new_figure, pick, plural
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
-    "句法头为每个 token 找到的目标，画成句子上方的弧线；所选查询的弧线加粗。"
+    "句法头为每个 token 找到的目标，画成一条弧线：指向后面的弧在句子上方，指回前面的弧在句子下方；"
+    "所选查询的那条弧用粗的彩色线标出。"
     "从 `it` 指向后面的 `ran`，从 `ate` 指回前面的 `cat`：目标随语法走，不是固定的偏移。"
 )
 CAPTION_EN = (
-    "The syntax head's target for each token, drawn as an arc above the sentence; the chosen "
-    "query's arc in bold. From `it` it reaches forward to `ran`, from `ate` back to `cat`: the "
-    "target follows the grammar, not a fixed offset."
+    "The syntax head's target for each token, drawn as an arc: arcs that point ahead run above "
+    "the sentence, arcs that point back run below it, and the chosen query's arc is thick and "
+    "coloured. From `it` it reaches forward to `ran`, from `ate` back to `cat`: the target follows "
+    "the grammar, not a fixed offset."
 )
 
 
@@ -30,7 +33,7 @@ def readout(lang: str, query: int) -> str:
     step = target - query
     n = abs(step)
     where = pick(lang, f"往句尾 {n} 格" if step > 0 else f"往句首 {n} 格",
-                 f"{n} step{'s' if n > 1 else ''} {'ahead' if step > 0 else 'back'}")
+                 f"{plural(n, 'step')} {'ahead' if step > 0 else 'back'}")
     w = toy.trace().weights[toy.head_index("syntax")][query, target]
     return pick(lang, f"{toy.TOKENS[query]} → {toy.TOKENS[target]}（{where}，权重 {w:.2f}）",
                 f"{toy.TOKENS[query]} → {toy.TOKENS[target]} ({where}, weight {w:.2f})")
@@ -49,8 +52,8 @@ def draw(lang: str, query: int):
                                      lw=2.6 if strong else 1, color=colour if strong else MUTED,
                                      alpha=1 if strong else 0.45, zorder=3 if strong else 2))
     for i, token in enumerate(toy.TOKENS):
-        ax.text(i, -0.12, token, ha="center", va="center", fontsize=12,
-                fontweight="bold" if i == query else "normal", color=INK)
+        ax.text(i, -0.12, token, ha="center", va="center", fontsize=12, color=INK,
+                bbox=QUERY_BOX if i == query else None)
     ax.set_xlim(-0.6, toy.N - 0.4)
     ax.set_ylim(-1.5, 1.5)
     ax.text(toy.N - 0.45, 1.3, pick(lang, "上方的弧：指向后面的词", "above: pointing ahead"), ha="right", fontsize=8, color=MUTED)

@@ -36,7 +36,7 @@ def draw(lang: str, query: int):
     blended = toy.blend_curve("it")[toy.BLEND_STEPS // 2].max()
     return head_rows(
         lang, query,
-        [("position", f"位置头（d_k = {toy.D_K}）", f"position head (d_k = {toy.D_K})"),
-         ("syntax", f"句法头（d_k = {toy.D_K}）", f"syntax head (d_k = {toy.D_K})")],
+        [("position", f"位置头（$d_k$ = {toy.D_K}）", f"position head ($d_k$ = {toy.D_K})"),
+         ("syntax", f"句法头（$d_k$ = {toy.D_K}）", f"syntax head ($d_k$ = {toy.D_K})")],
         reference=(blended, pick(lang, f"一个头硬混合时的中点：{blended:.2f}",
                                  f"one blended head at its midpoint: {blended:.2f}")))

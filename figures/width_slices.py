@@ -47,10 +47,10 @@ def draw(lang: str, h: int):
         ax.plot([end, end], [-0.25, 1.25], color=INK, lw=2.5)
     ax.annotate("", xy=(0, -0.45), xytext=(d_model, -0.45),
                 arrowprops={"arrowstyle": "<->", "color": MUTED})
-    ax.text(d_model / 2, -0.6, pick(lang, f"$q = xW^Q$ 的 $d_{{model}}$ = {d_model} 个数（不随 h 改变）",
-                                    f"the $d_{{model}}$ = {d_model} numbers of $q = xW^Q$ (the same for every h)"),
+    ax.text(d_model / 2, -0.6, pick(lang, rf"$q = xW^Q$ 的 $d_{{\mathrm{{model}}}}$ = {d_model} 个数（不随 $h$ 改变）",
+                                    rf"the $d_{{\mathrm{{model}}}}$ = {d_model} numbers of $q = xW^Q$ (the same for every $h$)"),
             ha="center", va="top", fontsize=9, color=MUTED)
-    ax.text(d_model + 0.3, 0.5, f"h × d_k\n= {h} × {d_k}\n= {h * d_k}", ha="left", va="center", fontsize=9)
+    ax.text(d_model + 0.3, 0.5, rf"$h \times d_k$" f"\n= {h} × {d_k}\n= {h * d_k}", ha="left", va="center", fontsize=9)
     ax.set_xlim(-0.2, d_model + 2.2)
     ax.set_ylim(-1.1, 1.8)
     ax.set_aspect("equal")
