@@ -1,44 +1,59 @@
-"""peak-dip: one head asked to follow two rules gets weaker at both, most of all halfway.
+"""peak-dip: one head asked to follow two rules gets weaker at both, most of all near halfway.
 
-The blended head's row for the query `it`, at every stop of the blend slider: its peak weight,
-and its weights on `and` (the position rule's answer) and `ran` (the syntax rule's answer).
+The blended head's row for the query `it`, against the blend ratio: its peak weight, and its
+weights on `and` (the position rule's answer) and `ran` (the syntax rule's answer). The curves are
+drawn on a fine grid, the slider's stops are marked, and the true minimum is computed, not read
+off a stop.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
-    "同一个头的查询按比例混合位置信号与句法信号时，`it` 那一行的最高权重（黑线）。"
-    "两端各自接近 {{ value blend.peak_position .2f }} 和 {{ value blend.peak_syntax .2f }}，"
-    "正中间只剩 {{ value blend.peak_mid .2f }}；无论比例取多少，最高点只落在 `and` 或 `ran` 上。"
+    "同一个头的查询按比例混合位置信号与句法信号时，`it` 那一行的最高权重（黑线，圆点是滑块的各档）。"
+    "两端分别是 {{ value blend.peak_position .2f }} 和 {{ value blend.peak_syntax .2f }}；"
+    "最低点在比例 {{ value blend.min_ratio .3f }} 处，只有 {{ value blend.min_peak .2f }}，"
+    "正是 `and` 与 `ran` 打平的地方。对 `it` 这一行，最高点不是落在 `and` 上就是落在 `ran` 上；"
+    "别的查询未必如此。"
 )
 CAPTION_EN = (
-    "The highest weight in the row for `it` (black) as one head's query slides from the position "
-    "signal to the syntax signal. Near {{ value blend.peak_position .2f }} and "
-    "{{ value blend.peak_syntax .2f }} at the two ends, only {{ value blend.peak_mid .2f }} in the "
-    "middle; at every ratio the top weight sits on `and` or on `ran`, never on a third token."
+    "The highest weight in the row for `it` (black; dots mark the slider's stops) as one head's query "
+    "slides from the position signal to the syntax signal: {{ value blend.peak_position .2f }} and "
+    "{{ value blend.peak_syntax .2f }} at the two ends, lowest at ratio {{ value blend.min_ratio .3f }} "
+    "with only {{ value blend.min_peak .2f }}, where `and` and `ran` tie. In this row the top "
+    "weight is on `and` or on `ran` at every ratio; rows of other queries need not behave so."
 )
+FINE = 401  # points of the drawn curves
 
 
 def draw(lang: str, value=None):
-    ratios = toy.blend_ratios()
-    rows = toy.blend_curve("it")  # [steps, n]
-    peak = rows.max(axis=1)
-    mid = len(ratios) // 2
+    it = toy.token_index("it")
+    ratios = np.linspace(0.0, 1.0, FINE)
+    rows = np.stack([toy.blend_weights(a)[it] for a in ratios])  # [FINE, n]
+    stops = toy.blend_ratios()
+    stop_peaks = toy.blend_curve("it").max(axis=1)
+    low_at, low = toy.blend_minimum("it")
     fig, ax = new_figure(3.8)
     ax.plot(ratios, rows[:, toy.token_index("and")], color=HEAD_COLOURS["position"], lw=1.8,
             label=pick(lang, "“and” 上的权重（位置规则的答案）", "weight on “and” (the position answer)"))
     ax.plot(ratios, rows[:, toy.token_index("ran")], color=HEAD_COLOURS["syntax"], lw=1.8,
             label=pick(lang, "“ran” 上的权重（句法规则的答案）", "weight on “ran” (the syntax answer)"))
-    ax.plot(ratios, peak, color=INK, lw=2.6, marker="o", ms=3.5,
+    ax.plot(ratios, rows.max(axis=1), color=INK, lw=2.6,
             label=pick(lang, "这一行的最高权重", "highest weight in the row"))
-    ax.annotate(pick(lang, f"中点：最高权重只有 {peak[mid]:.2f}", f"midpoint: highest weight only {peak[mid]:.2f}"),
-                xy=(ratios[mid], peak[mid]), xytext=(ratios[mid] + 0.08, 0.2),
+    ax.plot(stops, stop_peaks, "o", color=INK, ms=3.5,
+            label=pick(lang, "滑块的各档", "the slider's stops"))
+    ax.plot([low_at], [low], "o", ms=9, mfc="none", mec=INK, mew=1.4)
+    ax.annotate(pick(lang, f"最低点：比例 {low_at:.3f}，最高权重 {low:.2f}",
+                     f"lowest: ratio {low_at:.3f}, highest weight {low:.2f}"),
+                xy=(low_at, low), xytext=(low_at + 0.08, 0.2),
                 arrowprops={"arrowstyle": "->", "color": INK}, fontsize=9)
+    ax.axhline(0.5, color=MUTED, lw=0.8, ls=":")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1])

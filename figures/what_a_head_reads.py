@@ -1,17 +1,23 @@
 """what-a-head-reads: the misreading (each head reads a quarter of the token) and the truth.
 
-Each head reads all eight input numbers through its own d_model x d_k block of W_Q (and of W_K,
-W_V). The grid is computed: how far each head's output moves when one input number is nudged.
+Each head reads all eight input numbers through its own d_model x d_k blocks of W_Q, W_K and W_V.
+The two grids are computed (toy.head_sensitivity): how far each head's output moves when one input
+number of one token is nudged, once through the weights (the nudge reaches q and k only) and once
+through the values (it reaches v only). One token at a time, because a nudge to every token at once
+moves every key alike and the softmax cancels it: the rare-token head's reading of x6 would vanish.
 """
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import ListedColormap, LogNorm
 
 from mha_ref import toy
 
 from .control import Control
-from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, new_figure, pick
 
 CONTROL = Control(
     label_zh="画法", label_en="picture", values=("wrong", "right"), start="wrong",
@@ -20,68 +26,124 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "左：token 的 {{ value toy.d_model }} 个输入数与 {{ value toy.h }} 个头之间的连线。"
-    "右：轻推某一个输入数时，每个头的输出动了多少。第一帧是常见的误解，"
-    "第二帧是实际算出来的结果：每个头都读到了全部输入。"
+    "右：只轻推一个 token 的一个输入数，每个头的输出最多动多少（按单位推动算），分两条路："
+    "上格只让这一推进入查询和键，权重变、值不变；下格只让它进入值，权重不变。颜色用对数刻度。"
+    "第一帧是常见的误解；第二帧是实际算出来的：两张格子里没有一格是零，每个头都读到了全部输入；"
+    "一个头的 $W^Q$、$W^K$ 块专门读哪几个数，它的权重就对哪几个数最敏感："
+    "稀有词头的键读的是 $x_6$，上格里它那一行最深的一格就在 $x_6$。"
 )
 CAPTION_EN = (
     "Left: which of the token's {{ value toy.d_model }} input numbers reach each of the "
-    "{{ value toy.h }} heads. Right: how far each head's output moves when one input number is "
-    "nudged. The first frame is the common misreading; the second is computed, and every head "
-    "reads every input."
+    "{{ value toy.h }} heads. Right: the most each head's output moves per unit nudge of one input "
+    "number of one token, along two paths: in the upper grid the nudge reaches only the queries and "
+    "keys (the weights move, the values stay), in the lower grid only the values (the weights stay). "
+    "Shades are on a log scale. The first frame is the common misreading; the second is computed: no "
+    "cell of either grid is zero, so every head reads every input, and a head whose $W^Q$ and $W^K$ "
+    "blocks are built to read certain numbers has weights that respond most to those: the rare-token "
+    "head's key reads $x_6$, and its darkest cell in the upper grid is $x_6$."
 )
+
+RARITY = 6  # the input number that holds each token's rarity (toy.inputs), read by the rare head's key
+# Light grey for the smallest computed cell, so that only a true zero would be white.
+_SHADES = ListedColormap(plt.get_cmap("Greys")(np.linspace(0.12, 0.92, 256)))
 
 
 def readout(lang: str, picture: str) -> str:
     if picture == "wrong":
         return pick(lang, "误解：每个头只读自己那一段", "misreading: each head reads only its own slice")
     s = toy.head_sensitivity()
-    return pick(lang, f"实际：最小的一格也有 {s.min():.3f}，没有一格是零",
-                f"computed: the smallest cell is {s.min():.3f}; none is zero")
+    rare_x6 = s.attention_path[toy.head_index("rare"), RARITY]
+    return pick(lang, f"实际算出 · 每一格都大于零 · 稀有词头经权重对 x6：{rare_x6:.2f}",
+                f"computed · every cell above zero · rare-token head via the weights, x6: {rare_x6:.2f}")
 
 
-def draw(lang: str, picture: str):
-    fig, (ax, grid_ax) = new_figure(3.2, ncols=2, width_ratios=[1.25, 1])
+def _reading_lines(ax, lang: str, picture: str) -> None:
+    """Left panel: the input numbers of one token on top, the heads below, a line per number read."""
     d_model, h, d_k = toy.D_MODEL, toy.H, toy.D_K
     xs = np.arange(d_model)
     head_x = (np.arange(h) + 0.5) * d_model / h - 0.5
-    for i in range(h):
-        colour = SLICE_COLOURS[i]
+    for i, head in enumerate(toy.HEADS):
         reads = range(i * d_k, (i + 1) * d_k) if picture == "wrong" else range(d_model)
         for d in reads:
-            ax.plot([xs[d], head_x[i]], [1, 0], color=colour, lw=1.1, alpha=0.7)
-        ax.text(head_x[i], -0.12, pick(lang, f"头 {i + 1}", f"head {i + 1}"), ha="center", va="top",
-                color=colour, fontsize=9)
+            ax.plot([xs[d], head_x[i]], [1, 0], color=HEAD_COLOURS[head], lw=1.1, alpha=0.7)
+        name = pick(lang, HEAD_NAMES[head][0], HEAD_NAMES[head][1].replace(" ", "\n", 1))
+        ax.text(head_x[i], -0.12, name, ha="center", va="top", color=HEAD_COLOURS[head], fontsize=8,
+                linespacing=1.0)
     ax.scatter(xs, np.ones(d_model), s=160, marker="s", color="white", edgecolor=INK, zorder=3)
     for d in xs:
-        ax.text(d, 1.12, f"x{d}", ha="center", va="bottom", fontsize=8)
-    ax.scatter(head_x, np.zeros(h), s=260, color=[SLICE_COLOURS[i] for i in range(h)], zorder=3)
-    block = f"{d_model}×{d_k}"
+        ax.text(d, 1.12, f"$x_{d}$", ha="center", va="bottom", fontsize=8)
+    ax.scatter(head_x, np.zeros(h), s=260, color=[HEAD_COLOURS[n] for n in toy.HEADS], zorder=3)
+    block = f"${d_model} \\times {d_k}$"
     ax.set_title(pick(lang, "✗ 误解：每个头只读自己那一段" if picture == "wrong" else f"✓ 每个头经自己的 {block} 块读全部输入",
-                      "✗ misreading: one slice each" if picture == "wrong" else f"✓ each head reads all, via its {block} block"),
+                      "✗ misreading: one slice each" if picture == "wrong" else f"✓ each head reads all, via its {block} blocks"),
                  fontsize=10, color=INK, loc="left")
     ax.set_xlim(-0.7, d_model - 0.3)
-    ax.set_ylim(-0.35, 1.35)
+    ax.set_ylim(-0.45, 1.35)
     ax.axis("off")
 
-    if picture == "wrong":
-        grid = np.kron(np.eye(h), np.ones((1, d_k)))  # what the misreading would predict
-        title = pick(lang, "误解预言的结果", "what the misreading predicts")
+
+def _cell_text(value: float) -> str:
+    # Two decimals would print a small but non-zero cell as 0.00; say how small instead.
+    return f"{value:.2f}" if value >= 0.01 else "<0.01"
+
+
+def _grid(ax, lang: str, grid, title: str, norm=None) -> None:
+    """One [h, d_model] grid: computed cells shaded on `norm`, or the misreading's 0 / ≠ 0."""
+    if norm is None:  # the misreading: a 0/1 pattern, not numbers
+        ax.imshow(grid, cmap="Greys", vmin=0, vmax=2.5, aspect="auto")
     else:
-        grid = toy.head_sensitivity()
-        title = pick(lang, "实际：输出的变化（算出来的）", "computed: how far the output moves")
-    grid_ax.imshow(grid, cmap="Greys", vmin=0, vmax=2.5 if picture == "wrong" else grid.max(), aspect="auto")
+        ax.imshow(grid, cmap=_SHADES, norm=norm, aspect="auto")
+    h, d_model = grid.shape
     for i in range(h):
         for d in range(d_model):
-            if picture == "right":
-                grid_ax.text(d, i, f"{grid[i, d]:.2f}", ha="center", va="center", fontsize=7.5,
-                             color="white" if grid[i, d] > 0.5 * grid.max() else INK)
+            if norm is None:
+                ax.text(d, i, "0" if grid[i, d] == 0 else "≠ 0", ha="center", va="center", fontsize=8,
+                        color=MUTED if grid[i, d] == 0 else INK)
             else:
-                grid_ax.text(d, i, "0" if grid[i, d] == 0 else "≠ 0", ha="center", va="center", fontsize=8,
-                             color=MUTED if grid[i, d] == 0 else INK)
-    grid_ax.set_xticks(range(d_model), [f"x{d}" for d in range(d_model)], fontsize=7.5)
-    grid_ax.set_yticks(range(h), [pick(lang, f"头 {i + 1}", f"head {i + 1}") for i in range(h)], fontsize=8)
-    grid_ax.set_title(title, fontsize=10, loc="left")
-    grid_ax.tick_params(length=0)
-    for spine in grid_ax.spines.values():
+                dark = norm(grid[i, d]) > 0.55
+                ax.text(d, i, _cell_text(grid[i, d]), ha="center", va="center", fontsize=6.5,
+                        color="white" if dark else INK)
+    ax.set_xticks(range(d_model), [f"$x_{d}$" for d in range(d_model)], fontsize=7.5)
+    ax.set_yticks(range(h), [pick(lang, *HEAD_NAMES[n]) for n in toy.HEADS], fontsize=7.5)
+    for label, head in zip(ax.get_yticklabels(), toy.HEADS):
+        label.set_color(HEAD_COLOURS[head])
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
         spine.set_visible(False)
+
+
+def _log_norm(*grids) -> LogNorm:
+    """One log scale for both grids, from the decade below the smallest cell to the one above the largest."""
+    cells = np.concatenate([g.ravel() for g in grids])
+    return LogNorm(10.0 ** np.floor(np.log10(cells.min())), 10.0 ** np.ceil(np.log10(cells.max())))
+
+
+def _shade_bar(fig, axes, norm, visible: bool = True) -> None:
+    """The log colour bar beside the two grids; drawn in both frames so that the grids line up."""
+    bar = fig.colorbar(ScalarMappable(norm, _SHADES), ax=axes, shrink=0.6, aspect=25, pad=0.02)
+    bar.ax.tick_params(labelsize=7, length=2)
+    bar.outline.set_visible(False)
+    if not visible:  # keep its room and its labels' room, show nothing
+        bar.solids.set_alpha(0.0)
+        bar.ax.tick_params(which="both", colors="none", labelcolor="none")
+
+
+def draw(lang: str, picture: str):
+    fig, axes = new_figure(4.4, nrows=2, ncols=2, width_ratios=[1, 1.15])
+    for ax in axes[:, 0]:  # the left column becomes one panel over both rows
+        ax.remove()
+    _reading_lines(fig.add_subplot(axes[0, 0].get_gridspec()[:, 0]), lang, picture)
+    top, bottom = axes[:, 1]
+    s = toy.head_sensitivity()
+    norm = _log_norm(s.attention_path, s.value_path)
+    if picture == "wrong":
+        own_slice = np.kron(np.eye(toy.H), np.ones((1, toy.D_K)))  # what the misreading would predict
+        _grid(top, lang, own_slice, pick(lang, "误解预言：经权重（$q$、$k$）", "misreading predicts: via the weights ($q$, $k$)"))
+        _grid(bottom, lang, own_slice, pick(lang, "误解预言：经值（$v$）", "misreading predicts: via the values ($v$)"))
+        _shade_bar(fig, [top, bottom], norm, visible=False)
+        return fig
+    _grid(top, lang, s.attention_path, pick(lang, "算出来的：经权重（$q$、$k$）", "computed: via the weights ($q$, $k$)"), norm)
+    _grid(bottom, lang, s.value_path, pick(lang, "算出来的：经值（$v$）", "computed: via the values ($v$)"), norm)
+    _shade_bar(fig, [top, bottom], norm)
     return fig

@@ -49,3 +49,10 @@ def crossover_context(d_model: int) -> int:
     """The n at which the projections cost as much as the attention: 4 n d^2 = 2 n^2 d, n = 2d."""
     checks.heads(d_model, 1)
     return 2 * d_model
+
+
+def attention_weights(n: int, h: int) -> int:
+    """The entries of one block's h weight matrices of n x n: the softmax takes one exponential per
+    entry, and standard attention keeps the whole table in memory. This part grows with h."""
+    checks.heads(h, 1)
+    return h * checks.count(n, "the context length n") ** 2

@@ -21,12 +21,20 @@ REFERENCES = {
     r.key: r
     for r in (
         Reference("vaswani2017", "Vaswani, Shazeer, Parmar, Uszkoreit, Jones, Gomez, Kaiser, Polosukhin",
-                  "Attention Is All You Need", "NeurIPS", 2017, "1706.03762"),
+                  "Attention Is All You Need", "NIPS", 2017, "1706.03762"),
         Reference("voita2019", "Voita, Talbot, Moiseev, Sennrich, Titov",
                   "Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy Lifting, "
                   "the Rest Can Be Pruned", "ACL", 2019, "1905.09418"),
         Reference("michel2019", "Michel, Levy, Neubig", "Are Sixteen Heads Really Better than One?",
                   "NeurIPS", 2019, "1905.10650"),
+        Reference("elhage2021", "Elhage, Nanda, Olsson, Henighan, Joseph, Mann, et al.",
+                  "A Mathematical Framework for Transformer Circuits", "Transformer Circuits Thread", 2021),
+        Reference("raffel2020", "Raffel, Shazeer, Roberts, Lee, Narang, Matena, Zhou, Li, Liu",
+                  "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (T5)",
+                  "JMLR", 2020, "1910.10683"),
+        Reference("dao2022", "Dao, Fu, Ermon, Rudra, Ré",
+                  "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", "NeurIPS",
+                  2022, "2205.14135"),
         Reference("devlin2019", "Google Research", "BERT (repository README: model sizes)",
                   "google-research/bert", 2018),
         Reference("radford2019", "OpenAI", "GPT-2 (repository: model hyperparameters)",
@@ -104,6 +112,7 @@ VOITA_ROLES = {
     "rarest_pct": 66,  # the rare-words head points at the rarest token (OpenSubtitles)
     "two_rarest_pct": 83,  # ... at one of the two rarest tokens
     "all_roles_heads": 17,  # a pruned model this small still has every role
+    "confident_pct": 80,  # a few heads put more than this on one token (confidence, the importance measure)
     "source": "voita2019",
 }
 VOITA_PRUNED_SUBTITLES = {"heads_kept": 4, "bleu_drop": 0.25, "source": "voita2019"}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import costs, expressiveness, models, scale, toy
+from . import costs, expressiveness, models, roles, scale, toy
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -21,6 +21,14 @@ def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
 
 
 _MID = toy.BLEND_STEPS // 2
+
+
+def _top_span(query: str, token: str) -> toy.TopSpan:
+    """The one span of blend ratios where `token` tops the blended row of `query`."""
+    spans = [s for s in toy.blend_top_keys(query) if s.token == token]
+    if len(spans) != 1:
+        raise ValueError(f"expected one span where {token!r} tops the row of {query!r}, got {spans}")
+    return spans[0]
 _GPT2 = models.model("GPT-2 small")
 _BASE = models.model("Transformer base")
 
@@ -47,11 +55,21 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "blend.peak_mid": _blend(_MID),
     "blend.mid_and": _blend(_MID, "and"),
     "blend.mid_ran": _blend(_MID, "ran"),
-    "blend.peak_min": lambda: float(toy.blend_curve().max(axis=1).min()),
+    # the true minimum of the row's peak, between the slider's stops (lead, issue 7)
+    "blend.min_ratio": lambda: toy.blend_minimum("it")[0],
+    "blend.min_peak": lambda: toy.blend_minimum("it")[1],
+    "blend.and_self_start": lambda: _top_span("and", "and").start,
+    "blend.and_self_end": lambda: _top_span("and", "and").end,
+    "blend.and_self_mid": lambda: float(toy.blend_weights(0.5)[toy.token_index("and"), toy.token_index("and")]),
     "diffuse.max_weight": lambda: float(toy.trace().weights[toy.head_index("diffuse")].max()),
     "heads.position_it_and": _head_weight("position", "it", "and"),
     "heads.syntax_it_ran": _head_weight("syntax", "it", "ran"),
     "heads.rare_min_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].min()),
+    # what-a-head-reads: a nudge to one token, by path (helper 2, issue 7 point 6)
+    "reads.rare_x6": lambda: float(toy.head_sensitivity().attention_path[toy.head_index("rare"), 6]),
+    "reads.rare_x6_every_token": lambda: float(
+        toy.head_sensitivity(every_token=True).attention_path[toy.head_index("rare"), 6]),
+    "reads.syntax_weights_max": lambda: float(toy.head_sensitivity().attention_path[toy.head_index("syntax")].max()),
     "ablation.position": lambda: float(toy.ablation()[toy.head_index("position")]),
     "ablation.syntax": lambda: float(toy.ablation()[toy.head_index("syntax")]),
     "ablation.rare": lambda: float(toy.ablation()[toy.head_index("rare")]),
@@ -66,10 +84,26 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "voita.rarest_pct": lambda: models.VOITA_ROLES["rarest_pct"],
     "voita.two_rarest_pct": lambda: models.VOITA_ROLES["two_rarest_pct"],
     "voita.roles_heads": lambda: models.VOITA_ROLES["all_roles_heads"],
+    # Voita et al.'s measures of the toy heads, against the paper's bars (helper 6, issue 7 point 10)
+    "voita.confident_pct": lambda: models.VOITA_ROLES["confident_pct"],
+    "roles.syntactic_bar_pct": lambda: 100 * roles.ROLE_BARS["syntactic"].share,
+    "roles.position.confidence": lambda: roles.toy_head_roles()["position"].confidence,
+    "roles.syntax.confidence": lambda: roles.toy_head_roles()["syntax"].confidence,
+    "roles.rare.confidence": lambda: roles.toy_head_roles()["rare"].confidence,
+    "roles.diffuse.confidence": lambda: roles.toy_head_roles()["diffuse"].confidence,
+    "roles.uniform_weight": lambda: 1 / toy.N,  # what a head gets by weighting every token alike
+    "roles.position.offset_hits": lambda: roles.toy_head_roles()["position"].offset_hits,
+    "roles.position.offset_pct": lambda: 100 * roles.toy_head_roles()["position"].offset_share,
+    "roles.position.shortest_sentence": lambda: roles.shortest_sentence(
+        roles.toy_head_roles()["position"].offset, models.VOITA_ROLES["positional_pct"]),
+    "roles.syntax.syntax_hits": lambda: roles.toy_head_roles()["syntax"].syntax_hits,
+    "roles.rare.rare_hits": lambda: roles.toy_head_roles()["rare"].rare_hits,
+    # exact counts of keys that can be a head's top choice (helper 1, issue 7 point 7)
     "expr.keys": lambda: expressiveness.N_KEYS,
     "expr.d_model": lambda: expressiveness.D_MODEL,
     "expr.reachable_1": lambda: expressiveness.reachable_top_keys(1),
     "expr.reachable_2": lambda: expressiveness.reachable_top_keys(2),
+    "expr.all_from_d_k": expressiveness.narrowest_reaching_all,
     "published.h_min": lambda: min(m.heads for m in models.PUBLISHED_MODELS),
     "published.h_max": lambda: max(m.heads for m in models.PUBLISHED_MODELS),
     "published.dk_min": lambda: min(m.d_head for m in models.PUBLISHED_MODELS),
@@ -96,6 +130,9 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gpt2.attention": lambda: _gpt2_costs().attention,
     "gpt2.ratio": lambda: _gpt2_costs().projections / _gpt2_costs().attention,
     "gpt2.crossover": lambda: costs.crossover_context(_GPT2.d_model),
+    # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
+    "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
+    "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
 }
 
 

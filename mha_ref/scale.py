@@ -34,6 +34,17 @@ def query_and_keys(d_k: int) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
+def dot_spread(d_k: int, samples: int = 20_000) -> float:
+    """The measured spread (standard deviation) of q.k over random q, k with unit-variance
+    components: the unit STRENGTH is counted in. The premise above says it is sqrt(d_k)."""
+    d_k = checks.count(d_k, "the head width d_k")
+    samples = checks.count(samples, "the number of samples")
+    rng = np.random.default_rng(SEED)
+    q = rng.normal(0.0, 1.0, (samples, d_k))
+    k = rng.normal(0.0, 1.0, (samples, d_k))
+    return float(np.einsum("sd,sd->s", q, k).std())  # one q.k per sample: [samples]
+
+
 def weights(d_k: int, divisor: str) -> np.ndarray:
     """[N_KEYS] the query's attention weights, dividing by sqrt(d_k) or by sqrt(d_model)."""
     if divisor not in ("d_k", "d_model"):

@@ -17,16 +17,19 @@ comes from a real softmax over real projections:
 
 A small seeded dense part is added to every block, so that each head reads all eight inputs.
 
-Why the section-1 blend does not land on a third token: a single head that must serve both the
-position rule and the syntax rule gets the two query signals in *separate* coordinates, and its
-score is then (1 - a) * position score + a * syntax score. Had the syntax query been coded as a
-position too (``it`` -> position 5, in the same rotating code), blending two queries that point at
-positions 3 and 5 would give a query pointing at position 4, the token between them: a third
-answer, which is not what one head does. Keeping the signals apart is also what a trained head
-would have to do, since a syntactic target is not a fixed offset.
+Why the section-1 blend of `it` does not land on a third token: a single head that must serve
+both the position rule and the syntax rule gets the two query signals in *separate* coordinates,
+and its score is then (1 - a) * position score + a * syntax score. Had the syntax query been coded
+as a position too (``it`` -> position 5, in the same rotating code), blending two queries that
+point at positions 3 and 5 would give a query pointing at position 4, the token between them.
+Keeping the signals apart is also what a trained head would have to do, since a syntactic target
+is not a fixed offset. It is no law, though: a mix of two score rows can still put on top a token
+that neither rule ranks first, and for the query `and` it does (see blend_top_keys).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -52,7 +55,8 @@ ROLE_ANGLE = {"cat": 90.0, "ate": 210.0, "ran": 330.0}  # three well separated d
 GAIN_POSITION = 4.6  # sharp enough that the position head is confident (peak near 0.9)
 # The syntax gain balances the two rules for the query `it`: the position head scores `and` above
 # `ran` by GAIN_POSITION**2 * (1 - cos(2 STEP)), and the syntax head scores `ran` above `and` by
-# GAIN_SYNTAX**2; equal margins put the blend's turning point at the midpoint.
+# GAIN_SYNTAX**2; equal margins put the blend's turning point near the midpoint (the small dense
+# part of every block moves it a little: blend_minimum computes where it really is).
 GAIN_SYNTAX = GAIN_POSITION * np.sqrt(1.0 - np.cos(2 * STEP))
 GAIN_RARE = 1.6
 NOISE = 0.04  # the small dense part of every block
@@ -133,8 +137,8 @@ def token_index(token: str) -> int:
         raise ValueError(f"unknown token {token!r}; the sentence is {' '.join(TOKENS)}") from None
 
 
-def blend_weights(alpha: float) -> np.ndarray:
-    """[n, n] weights of ONE head asked to follow both the position and the syntax rule.
+def _blend_qk(alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """q, k [n, d_model] of ONE head asked to follow both the position and the syntax rule.
 
     The head has the full width d_model = 8. Its W_Q holds the position head's query block scaled
     by (1 - alpha) and the syntax head's scaled by alpha, in separate columns; its W_K holds both
@@ -151,8 +155,21 @@ def blend_weights(alpha: float) -> np.ndarray:
     k = np.zeros((N, D_MODEL))
     q[:, 0:2], k[:, 0:2] = g * (1 - alpha) * t.q[pos], g * t.k[pos]
     q[:, 2:4], k[:, 2:4] = g * alpha * t.q[syn], g * t.k[syn]
+    return q, k
+
+
+def blend_weights(alpha: float) -> np.ndarray:
+    """[n, n] weights of the blended head (see _blend_qk) at ratio alpha."""
+    q, k = _blend_qk(alpha)
     _, w = attention(q, k, np.eye(N))
     return w
+
+
+def blend_scores(alpha: float) -> np.ndarray:
+    """[n, n] the blended head's scores q.k / sqrt(d_model): (1 - alpha) times the position head's
+    scores plus alpha times the syntax head's, so each score is a straight line in alpha."""
+    q, k = _blend_qk(alpha)
+    return q @ k.T / np.sqrt(D_MODEL)
 
 
 BLEND_STEPS = 21  # the blend slider's stops: 0, 0.05, ..., 1
@@ -168,26 +185,119 @@ def blend_curve(query: str = "it") -> np.ndarray:
     return np.stack([blend_weights(a)[i] for a in blend_ratios()])
 
 
+class TopSpan(NamedTuple):
+    token: str  # the key with the top weight of the row ...
+    start: float  # ... for every blend ratio in [start, end]
+    end: float
+
+
+def blend_top_keys(query: str) -> tuple[TopSpan, ...]:
+    """Which key gets the blended head's top weight in the row of `query`, for every ratio in [0, 1].
+
+    Exact, not sampled: the softmax keeps the order of the scores, and every score is a straight
+    line in alpha, so the top key can change only where two lines cross. Between consecutive
+    crossings one key stays on top; it is read off at the middle of each piece.
+    """
+    i = token_index(query)
+    a, b = blend_scores(0.0)[i], blend_scores(1.0)[i]  # score_j(alpha) = a_j + alpha (b_j - a_j)
+    slope = b - a
+    cuts = {0.0, 1.0}
+    for j in range(N):
+        for m in range(j + 1, N):
+            if slope[j] != slope[m]:
+                x = (a[m] - a[j]) / (slope[j] - slope[m])
+                if 0.0 < x < 1.0:
+                    cuts.add(float(x))
+    cuts = sorted(cuts)
+    spans: list[TopSpan] = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        top = TOKENS[int(np.argmax(a + 0.5 * (lo + hi) * slope))]
+        if spans and spans[-1].token == top:
+            spans[-1] = spans[-1]._replace(end=hi)
+        else:
+            spans.append(TopSpan(top, lo, hi))
+    return tuple(spans)
+
+
+def blend_peak(alpha: float, query: str = "it") -> float:
+    """The largest weight in the blended head's row for `query` at ratio alpha."""
+    return float(blend_weights(alpha)[token_index(query)].max())
+
+
+def blend_minimum(query: str = "it", grid: int = 401) -> tuple[float, float]:
+    """(ratio, peak) where the blended row's largest weight is lowest: the true minimum over
+    [0, 1], not the slider's stops. A grid finds the basin, a bounded scalar search refines it."""
+    from scipy.optimize import minimize_scalar
+
+    ratios = np.linspace(0.0, 1.0, grid)
+    peaks = np.array([blend_peak(r, query) for r in ratios])
+    k = int(peaks.argmin())
+    lo, hi = ratios[max(k - 1, 0)], ratios[min(k + 1, grid - 1)]
+    best = minimize_scalar(lambda r: blend_peak(r, query), bounds=(lo, hi), method="bounded",
+                           options={"xatol": 1e-10})
+    if best.fun > peaks[k]:  # the search can only improve on the grid
+        return float(ratios[k]), float(peaks[k])
+    return float(best.x), float(best.fun)
+
+
 def targets(head: str) -> np.ndarray:
     """[n] the token each query attends to most in `head` (argmax of its weights)."""
     return trace().weights[head_index(head)].argmax(axis=-1)
 
 
-def head_sensitivity(eps: float = 1e-4) -> np.ndarray:
-    """[h, d_model]: how far each head's output moves when one input number is nudged.
+def head_sensitivity(every_token: bool = False) -> HeadSensitivity:
+    """How far each head's output moves per unit nudge of one input number, split by path.
 
-    Entry (i, d) is the largest change of head i's output (over tokens and output numbers), per
-    unit nudge, when input number d of every token moves by eps. A head that read only its own
-    slice of the token would show zeros outside that slice.
+    Entry (i, d) of each [h, d_model] grid is the largest |d head_i[t, c] / d x[j, d]| over the
+    query t, the output number c and the nudged token j: input number d of ONE token moves.
+    The attention path lets the nudge reach only q and k (the weights move, the values stay);
+    the value path lets it reach only v; total is both at once (their sum, to first order).
+
+    ``every_token=True`` moves input number d of every token together instead. Then the key side
+    of the attention path vanishes: every key moves by the same row of W_K, every score of a row
+    by the same amount, and the softmax ignores a constant added to a whole row.
     """
-    x, p = inputs(), params()
-    base = mha_trace(x, p, H).heads  # [h, n, d_k]
-    out = np.empty((H, D_MODEL))
-    for d in range(D_MODEL):
-        nudged = x.copy()
-        nudged[:, d] += eps
-        out[:, d] = np.abs(mha_trace(nudged, p, H).heads - base).max(axis=(1, 2)) / eps
-    return out
+    def largest(jac):  # [n_t, n_j, d_model, d_k] -> [d_model]
+        return np.abs(jac).max(axis=(0, 1, 3))
+
+    grids = []  # [h][3][d_model]
+    for i in range(H):
+        attn, val = head_jacobian(i)  # [n, n, d_model, d_k] each
+        if every_token:  # the nudges of all tokens add up: sum over the nudged token j
+            attn, val = attn.sum(axis=1, keepdims=True), val.sum(axis=1, keepdims=True)
+        grids.append([largest(attn), largest(val), largest(attn + val)])
+    return HeadSensitivity(*np.array(grids).transpose(1, 0, 2))  # 3 x [h, d_model]
+
+
+class HeadSensitivity(NamedTuple):
+    """The three [h, d_model] grids of head_sensitivity()."""
+
+    attention_path: np.ndarray  # the nudge reaches q and k only: the weights move
+    value_path: np.ndarray  # the nudge reaches v only: the weights stay
+    total: np.ndarray  # the nudge reaches all three
+
+
+def head_jacobian(i: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact derivatives of head i's output [n, d_k] by every input number x[j, d].
+
+    Returns (attention path, value path), each [n_t, n_j, d_model, d_k]: entry [t, j, d, c] is
+    d head_i[t, c] / d x[j, d] with only q, k (attention path) or only v (value path) following x.
+    With a = softmax(s) and out_t = sum_s a_ts v_s:
+        d out_t = sum_s a_ts * d(s_ts) * (v_s - out_t)      (weights move)
+        d out_t = a_tj * W_V[d]                               (values move)
+    """
+    t, p = trace(), params()
+    cols = slice(i * D_K, (i + 1) * D_K)
+    q, k, v, a, out = t.q[i], t.k[i], t.v[i], t.weights[i], t.heads[i]  # [n, d_k] x3, [n, n], [n, d_k]
+    w_q, w_k, w_v = p.w_q[:, cols], p.w_k[:, cols], p.w_v[:, cols]  # [d_model, d_k] each
+    same = np.eye(N)
+    # d s_ts / d x[j, d] = (1[t = j] W_Q[d] . k_s + 1[s = j] q_t . W_K[d]) / sqrt(d_k): [t, s, j, d]
+    via_query = same[:, None, :, None] * (k @ w_q.T)[None, :, None, :]  # x_j moves q_j
+    via_key = same[None, :, :, None] * (q @ w_k.T)[:, None, None, :]  # x_j moves k_j
+    d_scores = (via_query + via_key) / np.sqrt(D_K)
+    attention_path = np.einsum("ts,tsjd,tsc->tjdc", a, d_scores, v[None, :, :] - out[:, None, :])
+    value_path = np.einsum("tj,dc->tjdc", a, w_v)
+    return attention_path, value_path
 
 
 def ablation() -> np.ndarray:
