@@ -427,13 +427,11 @@ def test_init_params_without_bias():
 # the running example
 # --------------------------------------------------------------------------------------------
 
-TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
-
-
 def test_toy_shapes():
     x = toy.inputs()
     assert x.shape == (6, 8)
-    assert list(toy.TOKENS) == TOKENS
+    assert " ".join(toy.TOKENS) == "the cat ate and it ran"  # FIGURES.md, positions 0-5
+    assert [toy.token_index(t) for t in toy.TOKENS] == list(range(6))
     assert (toy.N, toy.D_MODEL, toy.H, toy.D_K) == (6, 8, 4, 2)
     t = toy.trace()
     assert t.weights.shape == (4, 6, 6)
@@ -445,24 +443,34 @@ def _head(name):
     return toy.trace().weights[toy.HEADS.index(name)]
 
 
+def _step_to_top_key(name):
+    """[n] how far each query's top key lies from the query in the head's real weights
+    (+1: the next token, -1: the previous one)."""
+    return _head(name).argmax(axis=-1) - np.arange(toy.N)
+
+
 def test_toy_position_head_attends_to_previous_token():
-    assert list(_head("position").argmax(axis=-1)) == [0, 0, 1, 2, 3, 4]
+    step = _step_to_top_key("position")
+    assert step[0] == 0  # the first token has no previous token: it looks at itself
+    assert list(step[1:]) == [-1] * (toy.N - 1)
 
 
 def test_toy_syntax_head_targets():
-    expected = {"the": "cat", "cat": "ate", "ate": "cat", "and": "ran", "it": "ran", "ran": "ate"}
-    got = {TOKENS[i]: TOKENS[j] for i, j in enumerate(_head("syntax").argmax(axis=-1))}
+    expected = {"the": "cat", "cat": "ate", "ate": "cat", "and": "ran", "it": "ran", "ran": "ate"}  # FIGURES.md
+    got = {toy.TOKENS[i]: toy.TOKENS[j] for i, j in enumerate(_head("syntax").argmax(axis=-1))}
     assert got == expected
     # it -> ran is one step forward, ate -> cat one step back: no fixed offset
-    assert TOKENS.index("ran") - TOKENS.index("it") == 1
-    assert TOKENS.index("cat") - TOKENS.index("ate") == -1
+    step = _step_to_top_key("syntax")
+    assert step[toy.token_index("it")] == +1
+    assert step[toy.token_index("ate")] == -1
 
 
 def test_toy_rare_head_points_at_the_rarest_token():
-    assert min(toy.FREQUENCIES, key=toy.FREQUENCIES.get) == "cat"
+    rarest = min(toy.FREQUENCIES, key=toy.FREQUENCIES.get)
+    assert rarest == "cat"
     assert sorted(toy.FREQUENCIES.values())[0] < sorted(toy.FREQUENCIES.values())[1]  # no tie
-    assert set(toy.FREQUENCIES) == set(TOKENS)
-    assert list(_head("rare").argmax(axis=-1)) == [TOKENS.index("cat")] * 6
+    assert set(toy.FREQUENCIES) == set(toy.TOKENS)
+    assert list(_head("rare").argmax(axis=-1)) == [toy.token_index(rarest)] * toy.N
 
 
 def test_toy_diffuse_head_is_flat_and_the_others_are_sharp():
@@ -485,11 +493,11 @@ def test_toy_blend_pure_ends_are_the_two_heads():
     assert not np.allclose(mid, _head("position")) and not np.allclose(mid, _head("syntax"))
 
 
-def test_toy_blend_curve_never_peaks_on_a_third_token_and_dips_in_the_middle():
+def test_toy_blend_curve_of_it_at_the_slider_stops():
     # the peak-dip figure's claim, for query `it`
     curve = toy.blend_curve("it")
     assert curve.shape == (toy.BLEND_STEPS, 6)
-    assert set(curve.argmax(axis=1)) <= {TOKENS.index("and"), TOKENS.index("ran")}
+    assert set(curve.argmax(axis=1)) <= {toy.token_index("and"), toy.token_index("ran")}
     peaks = curve.max(axis=1)
     assert int(peaks.argmin()) == toy.BLEND_STEPS // 2
     assert peaks[0] >= 0.9 and peaks[-1] >= 0.9 and peaks[toy.BLEND_STEPS // 2] <= 0.6

@@ -11,19 +11,32 @@ import pytest
 import mha_ref
 from mha_ref import checks, costs, models, quantities
 from mha_ref.attention import init_params, merge_heads, mha_trace, multi_head_attention, split_heads
+from figures.control import divisors
 
 
-def divisors(d):
-    return [h for h in range(1, d + 1) if d % h == 0]
+# --------------------------------------------------------------------------------------------
+# the head counts a width allows (figures.control.divisors: the sliders of h)
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("d", [1, 2, 7, 8, 12, 64, 768])
+def test_divisors_are_every_head_count_that_cuts_the_width(d):
+    got = divisors(d)
+    assert list(got) == sorted(set(got))  # increasing, no repeats
+    assert set(got) == {h for h in range(1, d + 1) if (d // h) * h == d}
+    for h in got:  # each is a head count mha_ref accepts at this width
+        checks.heads(d, h)
+
+
+def test_divisors_hand_values_and_the_cap():
+    assert divisors(12) == (1, 2, 3, 4, 6, 12)
+    assert len(divisors(768)) == 18  # 768 = 2^8 * 3: (8 + 1) * (1 + 1)
+    assert divisors(768, at_most=96) == tuple(h for h in divisors(768) if h <= 96)
+    assert divisors(768, at_most=96)[-1] == 96 and divisors(8, at_most=3) == (1, 2)
 
 
 # --------------------------------------------------------------------------------------------
 # parameters
 # --------------------------------------------------------------------------------------------
-
-def test_divisors_helper():
-    assert divisors(12) == [1, 2, 3, 4, 6, 12]
-    assert len(divisors(768)) == 18  # 768 = 2^8 * 3
 
 
 @pytest.mark.parametrize("h", divisors(768))
@@ -34,9 +47,14 @@ def test_param_count_closed_form_for_every_divisor_of_768(h):
 
 
 def test_param_count_gpt2_small():
-    assert costs.param_count(768, 12) == 2_362_368
-    assert costs.param_count(768, 12, bias=False) == 2_359_296
-    assert 2_359_296 + 3_072 == 2_362_368  # FACTS: 4 d^2 weights + 4 d biases
+    """FACTS.md: 4 d^2 weights + 4 d biases; for d = 768: 2,359,296 + 3,072 = 2,362,368."""
+    g = models.model("GPT-2 small")
+    total, weights = costs.param_count(g.d_model, g.heads), costs.param_count(g.d_model, g.heads, bias=False)
+    assert (total, weights, total - weights) == (2_362_368, 2_359_296, 3_072)
+    # counted again on the arrays of a real block of that size: the four matrices, the four biases
+    p = init_params(g.d_model, g.heads)
+    assert sum(getattr(p, name).size for name in ("w_q", "w_k", "w_v", "w_o")) == weights
+    assert sum(getattr(p, name).size for name in ("b_q", "b_k", "b_v", "b_o")) == total - weights
 
 
 def _count_arrays(p):
@@ -201,9 +219,43 @@ def test_reference_entries(key):
     assert ref.arxiv == arxiv
 
 
+def _data_sources():
+    """The reference keys the published data names as its source: every model, every table."""
+    sources = {m.source for m in models.PUBLISHED_MODELS} | {models.HEAD_COUNT_SOURCE}
+    for name in dir(models):  # any dict of published numbers carries its own "source"
+        data = getattr(models, name)
+        if isinstance(data, dict) and isinstance(data.get("source"), str):
+            sources.add(data["source"])
+    return sources
+
+
+def _cited_keys():
+    """{key: [where]} of every link to the references page, in every page and every caption."""
+    import re
+    from pathlib import Path
+    from figures import registry
+    link = re.compile(r"references\.md#([^)\s\"'>]+)")
+    texts = {str(p.name): p.read_text(encoding="utf-8")
+             for p in (Path(__file__).resolve().parents[1] / "docs").glob("*.md")}
+    for fig_id in registry.ORDER:
+        mod = registry.get(fig_id)
+        texts[f"{fig_id} caption"] = mod.CAPTION_ZH + "\n" + mod.CAPTION_EN
+    cited = {}
+    for where, text in texts.items():
+        for key in link.findall(text):
+            cited.setdefault(key, []).append(where)
+    return cited
+
+
 def test_every_reference_key_is_used_or_cited():
-    used = {m.source for m in models.PUBLISHED_MODELS} | {models.HEAD_COUNT_SOURCE, models.VOITA_PRUNED["source"]}
-    assert used <= set(models.REFERENCES)
+    sources, cited = _data_sources(), _cited_keys()
+    assert len(sources) >= 6 and len(cited) >= 3  # the scans found what they look for
+    # every source the data names, and every key a page or caption links to, is a reference
+    assert sources <= set(models.REFERENCES), sources - set(models.REFERENCES)
+    assert set(cited) <= set(models.REFERENCES), {k: cited[k] for k in set(cited) - set(models.REFERENCES)}
+    # and every reference is one of them: the references page lists nothing the site never uses
+    unused = set(models.REFERENCES) - sources - set(cited)
+    assert not unused, unused
     assert models.REFERENCES["voita2019"].arxiv == "1905.09418"
     assert models.REFERENCES["michel2019"].arxiv == "1905.10650"
 
@@ -293,7 +345,7 @@ def test_quantity_values():
     assert value("blend.peak_mid") <= 0.6
     assert value("blend.peak_position") >= 0.9
     assert value("blend.peak_syntax") >= 0.9
-    assert value("blend.peak_min") == value("blend.peak_mid")
+    assert value("blend.min_peak") < value("blend.peak_mid")  # the true minimum lies between two stops
     assert value("diffuse.max_weight") < 0.3
 
 

@@ -1,16 +1,23 @@
-"""Every registered figure renders every frame in both languages, with every glyph, identically."""
+"""Every registered figure renders every frame in both languages, with every glyph from the face
+it asks for, identically."""
 
+import os
+import re
 import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from matplotlib import font_manager
+from matplotlib.text import Text
 
 import figures
+import figures.render
 from figures import registry
 from figures.render import FigureError, Frame, frames, render
 from figures.site import markup
+from figures.style import to_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
@@ -30,17 +37,117 @@ def test_unknown_figure_id_is_named():
         registry.get("no-such-figure")
 
 
+@pytest.fixture
+def drawn(monkeypatch):
+    """The Figures that render() serialises, caught on their way to to_bytes."""
+    figs = []
+    monkeypatch.setattr(figures.render, "to_bytes", lambda fig, fmt="svg": figs.append(fig) or to_bytes(fig, fmt))
+    return figs
+
+
+def _texts(fig) -> list[Text]:
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _weight(w) -> int:
+    return font_manager.weight_dict[w] if isinstance(w, str) else int(w)
+
+
+def _fallbacks(text: Text) -> list[str]:
+    """Each family the text asks for must resolve to a face of that family in the weight and style
+    asked: matplotlib otherwise quietly draws the nearest face (e.g. Regular for bold)."""
+    prop, found = text.get_fontproperties(), []
+    for family in prop.get_family():
+        asked = prop.copy()
+        asked.set_family(family)
+        try:
+            path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
+        except ValueError:
+            found.append(f"{text.get_text()!r}: no face of family {family!r}")
+            continue
+        faces = [f for f in font_manager.fontManager.ttflist
+                 if (os.path.realpath(f.fname), f.index) == (os.path.realpath(path), path.face_index)]
+        if not any(f.name == family and _weight(f.weight) == _weight(asked.get_weight())
+                   and f.style == asked.get_style() for f in faces):
+            got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
+            found.append(f"{text.get_text()!r} asks for {family} {asked.get_weight()} {asked.get_style()}, "
+                         f"gets {got} ({Path(path).name})")
+    return found
+
+
+def _outside_math(text: str) -> str:
+    return re.sub(r"\$[^$]*\$", "", text)
+
+
+# "1 heads", "1 columns": a count of one with a plural noun (the English text only)
+ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
-def test_frame_renders_with_no_missing_glyph(frame, lang):
+def test_frame_renders_every_glyph_from_the_face_it_asks_for(frame, lang, drawn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         svg = render(frame, lang, "svg")
     missing = [str(w.message) for w in caught if "missing" in str(w.message).lower()]
     assert not missing, missing
+    texts = _texts(drawn[0])
+    assert not [msg for t in texts for msg in _fallbacks(t)]
+    # symbols are mathtext ($d_k$), never raw underscores
+    assert not [t.get_text() for t in texts if "_" in _outside_math(t.get_text())]
+    if lang == "en":
+        assert not [t.get_text() for t in texts if ONE_WITH_PLURAL.search(_outside_math(t.get_text()))]
     assert svg.startswith(b"<?xml") and b"<svg" in svg
     assert b"<dc:date>" not in svg  # no date: two builds give the same bytes
     assert b"<text" not in svg  # glyphs are paths: the reader needs no font
+
+
+@pytest.mark.parametrize("frame", [f for f in ALL_FRAMES if hasattr(registry.get(f.fig_id), "readout")],
+                         ids=lambda f: f.path("svg"))
+def test_english_readouts_agree_in_number(frame):
+    text = registry.get(frame.fig_id).readout("en", frame.value)
+    assert not ONE_WITH_PLURAL.search(text), text
+
+
+def test_published_models_are_plotted_at_their_true_h_and_d_k_and_told_apart_where_they_meet():
+    from mha_ref import models
+    fig = registry.get("published-models").draw("en")
+    points = {}  # (h, d_k) -> [(family, marker size)]
+    for c in fig.axes[0].collections:
+        # a collection holds one family: the models whose names start with its label
+        family = [m for m in models.PUBLISHED_MODELS if m.name.startswith(c.get_label() + " ")]
+        assert sorted(map(tuple, c.get_offsets().tolist())) == sorted((m.heads, m.d_head) for m in family)
+        sizes = list(c.get_sizes()) * len(family) if len(c.get_sizes()) == 1 else list(c.get_sizes())
+        for (h, d_k), s in zip(c.get_offsets().tolist(), sizes):
+            points.setdefault((h, d_k), []).append((c.get_label(), s))
+    assert sum(len(v) for v in points.values()) == len(models.PUBLISHED_MODELS)
+    for point, here in points.items():  # families that meet at a point get different sizes there
+        assert len({s for _, s in here}) == len(here), (point, here)
+    to_bytes(fig)
+
+
+@pytest.mark.parametrize("frame", frames("syntax-walk"), ids=lambda f: f.slug)
+def test_syntax_walk_draws_arcs_ahead_above_the_words_and_arcs_back_below(frame):
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path as MplPath
+
+    from mha_ref import toy
+    fig = registry.get("syntax-walk").draw("en", frame.value)
+    fig.canvas.draw()  # lay the figure out, so that the arcs' paths are final
+    ax = fig.axes[0]
+    words_y = {t.get_position()[1] for t in ax.texts if t.get_text() in toy.TOKENS}
+    assert len(words_y) == 1
+    arcs = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    targets = toy.targets("syntax")
+    assert len(arcs) == toy.N
+    for query, (arc, target) in enumerate(zip(arcs, targets)):
+        path = arc.get_path()  # in data coordinates; a closing vertex of the head carries no point
+        y = path.vertices[path.codes != MplPath.CLOSEPOLY, 1]
+        if target > query:
+            assert y.min() > min(words_y), (toy.TOKENS[query], "ahead, so above")
+        else:
+            assert y.max() < min(words_y), (toy.TOKENS[query], "back, so below")
+    to_bytes(fig)
 
 
 def test_zh_and_en_frames_differ_where_they_have_words():
@@ -128,9 +235,42 @@ def test_captions_type_no_number_by_hand():
             assert not re.search(r"\d", prose(cap)), (fig_id, prose(cap))
 
 
-def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch):
+def _sources_in(tmp_path, monkeypatch, fig_ids=("peak-dip", "width-slices")):
+    """Point source_digest at copies of what it reads (the shared files and the figures' own
+    modules) in tmp_path, so a test can edit a copy. Returns {file name or figure id: copy}."""
     import figures.render as r
-    real_render, real_digest = r.render, r.source_digest
+    copies = {}
+    shared = []
+    for path in r._SHARED:
+        copy = tmp_path / path.parent.name / path.name  # mha_ref/toy.py, figures/style.py, ...
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(path.read_bytes())
+        shared.append(copy)
+        copies[f"{path.parent.name}/{path.name}"] = copy
+    monkeypatch.setattr(r, "_SHARED", shared)
+    for fig_id in fig_ids:
+        mod = registry.get(fig_id)
+        copy = tmp_path / "own" / Path(mod.__file__).name
+        copy.parent.mkdir(exist_ok=True)
+        copy.write_bytes(Path(mod.__file__).read_bytes())
+        monkeypatch.setattr(mod, "__file__", str(copy))
+        copies[fig_id] = copy
+    return copies
+
+
+def _edit(path: Path, old: bytes, new: bytes):
+    """Change a file's content only: same name, same size, same modification time."""
+    assert len(old) == len(new)
+    before = path.stat()
+    path.write_bytes(path.read_bytes().replace(old, new, 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+
+
+def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch, tmp_path):
+    import figures.render as r
+    copies = _sources_in(tmp_path, monkeypatch)
+    real_render = r.render
     calls = []
     monkeypatch.setattr(r, "render", lambda frame, lang, fmt="svg": calls.append(frame.fig_id) or
                         real_render(frame, lang, fmt))
@@ -139,17 +279,37 @@ def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch):
     assert len(calls) == 1 + len(frames("width-slices"))
     calls.clear()
     assert dict(r.render_all("en", ids=ids, cache=cache)) == first and calls == []
-    # an edited source (seen as a new digest) is drawn again, and its old entry forgotten
-    monkeypatch.setattr(r, "source_digest", lambda fig_id: "edited" if fig_id == "peak-dip" else real_digest(fig_id))
+    # an edit to the content of peak-dip's module: it alone is drawn again, its old entry forgotten
+    copies["peak-dip"].write_bytes(copies["peak-dip"].read_bytes() + b"\n# edited\n")
     dict(r.render_all("en", ids=ids, cache=cache))
     assert calls == ["peak-dip"]
     assert len(cache) == 1 + len(frames("width-slices"))
+    # an edit to a shared file (mha_ref): every figure is drawn again
+    calls.clear()
+    _edit(copies["mha_ref/toy.py"], b"import", b"imporT")
+    dict(r.render_all("en", ids=ids, cache=cache))
+    assert sorted(set(calls)) == ids and len(calls) == 1 + len(frames("width-slices"))
+    assert len(cache) == 1 + len(frames("width-slices"))
 
 
-def test_source_digest_covers_the_figure_module():
+def test_source_digest_covers_the_figure_module(monkeypatch, tmp_path):
     from figures.render import source_digest
-    assert source_digest("peak-dip") == source_digest("peak-dip")
-    assert source_digest("peak-dip") != source_digest("width-slices")
+    copies = _sources_in(tmp_path, monkeypatch)
+    digest = {fig_id: source_digest(fig_id) for fig_id in ("peak-dip", "width-slices")}
+    assert digest["peak-dip"] != digest["width-slices"]
+    # another figure's module changes: this figure's digest does not
+    _edit(copies["width-slices"], b"import", b"imporT")
+    assert source_digest("peak-dip") == digest["peak-dip"]
+    assert source_digest("width-slices") != digest["width-slices"]
+    # the figure's own module changes, in content only: its digest changes
+    _edit(copies["peak-dip"], b"import", b"imporT")
+    assert source_digest("peak-dip") != digest["peak-dip"]
+    # and so does every figure's when a shared file does
+    now = {fig_id: source_digest(fig_id) for fig_id in digest}
+    for name in ("mha_ref/attention.py", "figures/style.py"):
+        _edit(copies[name], b"import", b"imporT")
+        assert all(source_digest(fig_id) != now[fig_id] for fig_id in now), name
+        now = {fig_id: source_digest(fig_id) for fig_id in digest}
 
 
 def test_references_construct_lists_every_work_with_its_anchor():

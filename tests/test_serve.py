@@ -57,7 +57,7 @@ def test_serve_reloads_edited_modules(checkout):
                               cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}/"
     try:
-        _wait_for(base, "2,362,368")
+        _wait_for(base, "2,362,368", seconds=300)  # the first build draws every figure
         before_svg = _wait_for(base + "en/figures/peak-dip.svg", "<svg")
         # an edit to mha_ref: one more parameter per block shows up on the page
         costs = checkout / "mha_ref/costs.py"
