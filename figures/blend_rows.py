@@ -26,4 +26,4 @@ def readout(lang: str, query: int) -> str:
 
 def draw(lang: str, query: int):
     return head_rows(lang, query, [("position", "位置头：看前一个 token", "position head: the previous token"),
-                                   ("syntax", "句法头：看它依附的词", "syntax head: what the token attaches to")])
+                                   ("syntax", "句法头：看它在语法上相连的词", "syntax head: the word it is linked to")])

@@ -18,15 +18,17 @@ CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
 # a readable subset of the divisors of 768: one frame each
 CONTROL = heads_control((1, 2, 3, 4, 6, 12, 24, 48, 96), start=GPT2.heads)
 CAPTION_ZH = (
-    "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 $n$ 的变化。"
+    "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一个注意力块的乘加次数随上下文长度 $n$ 的变化；"
+    "模型本身最长只读 {{ value gpt2.context d }} 个 token，更长的部分只是按它的宽度外推。"
     "不管切成多少个头，注意力那条线都与单头的灰色参照线重合；在 $n$ = {{ value gpt2.context d }} 时，"
-    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍，到 $n$ = {{ value gpt2.crossover d }} 时两者持平。"
+    "四个投影的开销是注意力本身的 {{ value gpt2.ratio .1f }} 倍；按这个宽度算，到 $n$ = {{ value gpt2.crossover d }} 时两者持平。"
 )
 CAPTION_EN = (
     "Multiply-adds of one attention block of GPT-2 small ($d_\\text{model}$ = {{ value gpt2.d_model }}) "
-    "against the context length $n$. However many heads the width is cut into, the attention curve "
+    "against the context length $n$ (the model itself reads at most {{ value gpt2.context d }} tokens; "
+    "longer contexts extrapolate its width). However many heads the width is cut into, the attention curve "
     "lies on the grey one-head reference; at $n$ = {{ value gpt2.context d }} the four projections cost "
-    "{{ value gpt2.ratio .1f }} times the attention itself, and the two meet at "
+    "{{ value gpt2.ratio .1f }} times the attention itself, and at this width the two would meet at "
     "$n$ = {{ value gpt2.crossover d }}."
 )
 

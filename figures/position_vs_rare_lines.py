@@ -16,31 +16,28 @@ from .style import HEAD_COLOURS, HEAD_NAMES, new_figure, pick
 CONTROL = None
 CAPTION_ZH = (
     "横轴是查询所在的位置，纵轴是该头权重最大的那个 token。位置头画出一条落后一格的斜线（句首的 `the` 前面没有词，看的是它自己），"
-    "稀有词头是一条钉在 `cat` 上的水平线，句法头则随句子结构上下跳动。圆点越大，该头对这个选择越有把握。"
+    "稀有词头是一条钉在 `cat` 上的水平线，句法头则随句子结构上下跳动。几个头落在同一点上时，靠标记的形状和大小区分，点的位置都没有挪动。"
 )
 CAPTION_EN = (
     "Across: the query's position. Up: the token the head weights most. The position head traces "
     "a diagonal one step behind (the first token, `the`, has nothing before it and looks at itself), "
     "the rare-token head a flat line pinned to `cat`, and the syntax "
-    "head jumps wherever the sentence's structure sends it. The bigger the dot, the surer the head "
-    "is of its pick."
+    "head jumps wherever the sentence's structure sends it. Where heads land on the same point, the "
+    "markers' shapes and sizes tell them apart; no point is moved."
 )
 
-OFFSET = {"position": -0.09, "rare": 0.0, "syntax": 0.09}  # keeps coinciding points apart
-STYLE = {"position": "-", "rare": "--", "syntax": "-"}
+# Points of different heads can coincide: they are told apart by marker and line, never moved.
+STYLE = {"position": ("-", "o", 11), "rare": ("--", "s", 7), "syntax": (":", "^", 4.5)}
 
 
 def draw(lang: str, value=None):
-    weights = toy.trace().weights
     positions = np.arange(toy.N)
     fig, ax = new_figure(3.6)
     for head in ("position", "rare", "syntax"):
-        target = toy.targets(head)
-        w = weights[toy.head_index(head)][positions, target]
-        ax.plot(positions, target + OFFSET[head], STYLE[head], color=HEAD_COLOURS[head], lw=2,
-                marker="o", ms=4, label=pick(lang, *HEAD_NAMES[head]), zorder=3)
-        # marker area shows how sure the head is of its pick
-        ax.scatter(positions, target + OFFSET[head], s=140 * w, color=HEAD_COLOURS[head], alpha=0.35, zorder=2)
+        line, marker, size = STYLE[head]
+        ax.plot(positions, toy.targets(head), line, color=HEAD_COLOURS[head], lw=2, marker=marker,
+                ms=size, mfc="white" if head != "syntax" else HEAD_COLOURS[head], mew=1.6,
+                label=pick(lang, *HEAD_NAMES[head]), zorder=3)
     ticks = [f"{i} {t}" for i, t in enumerate(toy.TOKENS)]
     ax.set_xticks(positions, ticks)
     ax.set_yticks(positions, ticks)

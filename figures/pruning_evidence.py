@@ -15,13 +15,13 @@ CAPTION_ZH = (
     "Voita 等人（2019）的剪枝结果：在 WMT 英俄翻译上，编码器的 {{ value voita.heads }} 个头只留 "
     "{{ value voita.kept }} 个，BLEU 只掉 {{ value voita.drop .2f }}；在 OpenSubtitles 上只留 "
     "{{ value voita.kept_subs }} 个，掉 {{ value voita.drop_subs .2f }}。"
-    "留下来的主要是位置头、句法头和稀有词头。数据见[参考文献](references.md#voita2019)。"
+    "论文发现，专职的头是最后才被剪掉的。数据见[参考文献](references.md#voita2019)。"
 )
 CAPTION_EN = (
     "Pruning results of Voita et al. (2019): on WMT English-Russian, keeping {{ value voita.kept }} "
     "of the encoder's {{ value voita.heads }} heads costs {{ value voita.drop .2f }} BLEU; on "
     "OpenSubtitles, keeping {{ value voita.kept_subs }} costs {{ value voita.drop_subs .2f }}. The "
-    "survivors are mostly positional, syntactic and rare-word heads. Source in the "
+    "paper finds the specialised heads are the last to be pruned. Source in the "
     "[references](references.md#voita2019)."
 )
 

@@ -59,7 +59,7 @@ def draw(lang: str, query: int):
     ax.text(toy.N - 0.45, 1.3, pick(lang, "上方的弧：指向后面的词", "above: pointing ahead"), ha="right", fontsize=8, color=MUTED)
     ax.text(toy.N - 0.45, -1.4, pick(lang, "下方的弧：指向前面的词", "below: pointing back"), ha="right", fontsize=8, color=MUTED)
     ax.axis("off")
-    ax.set_title(pick(lang, "句法头：每个词依附于谁", "syntax head: what each word attaches to"),
+    ax.set_title(pick(lang, "句法头：每个词在语法上连向谁", "syntax head: each word's grammatical link"),
                  loc="left", fontsize=10, color=colour)
     return fig
 

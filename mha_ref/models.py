@@ -35,6 +35,9 @@ REFERENCES = {
         Reference("dao2022", "Dao, Fu, Ermon, Rudra, Ré",
                   "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", "NeurIPS",
                   2022, "2205.14135"),
+        Reference("gemma2024", "Gemma Team, Google DeepMind",
+                  "Gemma: Open Models Based on Gemini Research and Technology", "technical report", 2024,
+                  "2403.08295"),
         Reference("devlin2019", "Google Research", "BERT (repository README: model sizes)",
                   "google-research/bert", 2018),
         Reference("radford2019", "OpenAI", "GPT-2 (repository: model hyperparameters)",
@@ -75,6 +78,28 @@ PUBLISHED_MODELS = (
     Model("LLaMA 65B", 8192, "80", 64, 128, 2048, "touvron2023"),
     Model("Llama 3 8B", 4096, "32", 32, 128, 8192, "meta2024", kv_heads=8),
     Model("Llama 3 70B", 8192, "80", 64, 128, 8192, "meta2024", kv_heads=8),
+)
+
+
+class WideHeads(NamedTuple):
+    """A published model whose heads do not add up to d_model: h * d_head != d_model."""
+
+    name: str
+    d_model: int
+    heads: int
+    d_head: int
+    source: str  # a key of REFERENCES (the numbers are read in the official configs)
+
+    @property
+    def inner(self) -> int:
+        """The width of the concatenation, which W_O maps back to d_model."""
+        return self.heads * self.d_head
+
+
+# FACTS.md: head widths that are not d_model / h (official configs).
+WIDE_HEADS = (
+    WideHeads("T5-11B", 1024, 128, 128, "raffel2020"),
+    WideHeads("Gemma 7B", 3072, 16, 256, "gemma2024"),
 )
 
 

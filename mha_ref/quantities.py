@@ -130,6 +130,20 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gpt2.attention": lambda: _gpt2_costs().attention,
     "gpt2.ratio": lambda: _gpt2_costs().projections / _gpt2_costs().attention,
     "gpt2.crossover": lambda: costs.crossover_context(_GPT2.d_model),
+    # models whose heads are not d_model / h wide (lead, issue 7)
+    "t5.d_model": lambda: models.WIDE_HEADS[0].d_model,
+    "t5.heads": lambda: models.WIDE_HEADS[0].heads,
+    "t5.d_head": lambda: models.WIDE_HEADS[0].d_head,
+    "t5.inner": lambda: models.WIDE_HEADS[0].inner,
+    "gemma.d_model": lambda: models.WIDE_HEADS[1].d_model,
+    "gemma.heads": lambda: models.WIDE_HEADS[1].heads,
+    "gemma.d_head": lambda: models.WIDE_HEADS[1].d_head,
+    "gemma.inner": lambda: models.WIDE_HEADS[1].inner,
+    "roles.diffuse.top_gap": lambda: float(np.max(np.diff(np.sort(
+        toy.trace().weights[toy.head_index("diffuse")], axis=-1)[:, -2:], axis=-1))),
+    "heads.top_min": lambda: float(min(toy.trace().weights[toy.head_index(h)].max(axis=-1).min()
+                                       for h in ("position", "syntax", "rare"))),
+    "heads.rare_max_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].max()),
     # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),

@@ -46,7 +46,8 @@ HEADS = ("position", "syntax", "rare", "diffuse")
 # thing the rare-token head knows. cat is the rarest token of the sentence.
 FREQUENCIES = {"the": 620, "cat": 3, "ate": 21, "and": 310, "it": 140, "ran": 27}
 
-# What each token attaches to (a small dependency reading of the sentence).
+# What each token is linked to: what it attaches to in a small dependency reading of the sentence,
+# and for the main verb `ate`, which attaches to nothing, its subject.
 SYNTAX_TARGET = {"the": "cat", "cat": "ate", "ate": "cat", "and": "ran", "it": "ran", "ran": "ate"}
 PREVIOUS = tuple(max(i - 1, 0) for i in range(N))  # position 0 has no previous token: itself
 

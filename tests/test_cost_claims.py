@@ -74,3 +74,11 @@ def test_the_wrong_divisor_is_absorbed_by_a_larger_w_q(d_k):
     np.testing.assert_allclose(grown[0], scale.weights(d_k, "d_k"), rtol=1e-12)
     if h > 1:
         assert scale.peak(d_k, "d_model") < scale.peak(d_k, "d_k")  # without the growth: flatter
+
+
+def test_equal_split_holds_for_the_table_and_not_for_the_named_exceptions():
+    """slicing-the-width#cutting-the-width: every model of the published table splits d_model evenly;
+    T5-11B and Gemma 7B (FACTS.md) do not, which the page says."""
+    assert all(m.heads * m.d_head == m.d_model for m in models.PUBLISHED_MODELS)
+    assert all(w.inner != w.d_model for w in models.WIDE_HEADS)
+    assert [w.source in models.REFERENCES for w in models.WIDE_HEADS] == [True, True]

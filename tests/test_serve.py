@@ -65,14 +65,14 @@ def test_serve_reloads_edited_modules(checkout):
             "\n_exact = param_count\n"
             "def param_count(d_model, h, *, bias=True):\n"
             "    return _exact(d_model, h, bias=bias) + 1\n"))
-        _wait_for(base, "2,362,369")
+        _wait_for(base, "2,362,369", seconds=300)  # a full rebuild: every figure reads mha_ref
         _wait_for(base + "en/", "2,362,369")
         # an edit to a figure module: the served figure is redrawn
         fig = checkout / "figures/peak_dip.py"
         edited = fig.read_text().replace('"blend ratio"', '"blend ratio (edited)"')
         assert "(edited)" in edited
         fig.write_text(edited)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 300
         while _get(base + "en/figures/peak-dip.svg") in ("", before_svg) and time.monotonic() < deadline:
             time.sleep(0.5)
         assert _get(base + "en/figures/peak-dip.svg") not in ("", before_svg)
