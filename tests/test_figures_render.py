@@ -55,13 +55,14 @@ def test_a_broken_figure_is_named(monkeypatch):
         render(Frame("peak-dip", None, None), "zh")
 
 
-# every figure as SVG (what the site serves); PDF and PNG on two figures, to keep the suite quick
+# every figure as SVG (what the site serves); PDF and PNG on two figures, to keep the suite quick.
+# Run a draws one frame after another in one process, run b in a pool of processes: same bytes.
 @pytest.mark.parametrize("fmt, only", [("svg", registry.ORDER), ("pdf", ("peak-dip", "width-slices")),
                                        ("png", ("peak-dip", "width-slices"))])
 def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt, only):
-    for run in ("a", "b"):
+    for run, jobs in (("a", "1"), ("b", "2")):
         subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path / run), "--format", fmt,
-                        "--only", *only], cwd=ROOT, check=True, capture_output=True)
+                        "--no-cache", "--jobs", jobs, "--only", *only], cwd=ROOT, check=True, capture_output=True)
     a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob(f"*.{fmt}"))
     b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob(f"*.{fmt}"))
     assert a == b and len(a) == 2 * sum(len(frames(f)) for f in only)
@@ -126,30 +127,6 @@ def test_captions_type_no_number_by_hand():
         mod = registry.get(fig_id)
         for cap in (mod.CAPTION_ZH, mod.CAPTION_EN):
             assert not re.search(r"\d", prose(cap)), (fig_id, prose(cap))
-
-
-def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch):
-    import figures.render as r
-    real_render, real_digest = r.render, r.source_digest
-    calls = []
-    monkeypatch.setattr(r, "render", lambda frame, lang, fmt="svg": calls.append(frame.fig_id) or
-                        real_render(frame, lang, fmt))
-    ids, cache = ["peak-dip", "width-slices"], {}
-    first = dict(r.render_all("en", ids=ids, cache=cache))
-    assert len(calls) == 1 + len(frames("width-slices"))
-    calls.clear()
-    assert dict(r.render_all("en", ids=ids, cache=cache)) == first and calls == []
-    # an edited source (seen as a new digest) is drawn again, and its old entry forgotten
-    monkeypatch.setattr(r, "source_digest", lambda fig_id: "edited" if fig_id == "peak-dip" else real_digest(fig_id))
-    dict(r.render_all("en", ids=ids, cache=cache))
-    assert calls == ["peak-dip"]
-    assert len(cache) == 1 + len(frames("width-slices"))
-
-
-def test_source_digest_covers_the_figure_module():
-    from figures.render import source_digest
-    assert source_digest("peak-dip") == source_digest("peak-dip")
-    assert source_digest("peak-dip") != source_digest("width-slices")
 
 
 def test_references_construct_lists_every_work_with_its_anchor():
