@@ -152,3 +152,15 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
     assert "| 1 | 512 | 5.29 | 24.9 |" in head
     with pytest.raises(markup.MarkupError, match="nope"):
         markup.expand("{{ table nope }}", "en", _url, "t.md")
+
+
+def test_drawing_once_gives_the_bytes_of_matplotlibs_two_pass_savefig(monkeypatch):
+    from matplotlib.figure import Figure
+
+    from figures import style
+    chosen = [Frame("peak-dip", None, None), *frames("width-slices")[:2], *frames("four-heads")[:1],
+              Frame("flow-diagram", None, None)]
+    tasks = [(f, lang, fmt) for f in chosen for lang in ("zh", "en") for fmt in ("svg", "pdf", "png")]
+    once = [render(*task) for task in tasks]
+    monkeypatch.setattr(style.LaidOutOnce, "draw", Figure.draw)
+    assert [render(*task) for task in tasks] == once
