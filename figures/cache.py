@@ -9,12 +9,13 @@ so a killed build leaves no partial file under a real name.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from .sources import ROOT
+from .sources import ROOT, Sources
 
 DEFAULT_DIR = ROOT / ".cache" / "figures"
 ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns the cache off; a path moves it
@@ -36,6 +37,21 @@ class FigureCache:
     def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
         key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
         return self.folder / key[:2] / f"{key}.{fmt}"
+
+    def digests(self, modules: list[str], sources: Sources | None = None) -> list[str]:
+        """Sources.digest of each figure module, remembered while the code stays byte for byte the same."""
+        sources = sources or Sources()
+        memo = self.folder / "sources" / f"{sources.stamp()}.json"
+        try:
+            known = json.loads(memo.read_bytes())
+        except (FileNotFoundError, ValueError):
+            known = {}
+        if any(m not in known for m in modules):
+            known.update({m: sources.digest(m) for m in modules})
+            self.put(memo, json.dumps(known, sort_keys=True).encode())
+        else:
+            os.utime(memo)
+        return [known[m] for m in modules]
 
     def get(self, path: Path) -> bytes | None:
         try:

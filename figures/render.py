@@ -102,6 +102,18 @@ class Rendered(NamedTuple):
     drawn: bool  # False: taken from the cache
 
 
+def _tasks(langs, ids, formats, cache: FigureCache | None) -> tuple[list[tuple[Frame, str, str]], list]:
+    """Every (frame, lang, fmt) of the chosen figures, in site order, and its file in the cache."""
+    chosen = plan(ids)
+    tasks = [(frame, lang, fmt) for lang in langs for frame in chosen for fmt in formats]
+    if cache is None:
+        return tasks, [None] * len(tasks)
+    modules = sorted({registry.module_name(frame.fig_id) for frame in chosen})
+    digest = dict(zip(modules, cache.digests(modules)))
+    return tasks, [cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt)
+                   for frame, lang, fmt in tasks]
+
+
 def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
                  cache: FigureCache | None = None, jobs: int | None = None) -> Iterator[Rendered]:
     """Every frame of the chosen figures in each language and format, in site order.
@@ -109,13 +121,7 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
     others are drawn in a process pool (render_many) and stored as they arrive.
     """
-    chosen = plan(ids)
-    tasks = [(frame, lang, fmt) for lang in langs for frame in chosen for fmt in formats]
-    paths: list = [None] * len(tasks)
-    if cache is not None:
-        sources = Sources()
-        paths = [cache.path(sources.digest(registry.module_name(frame.fig_id)), lang, frame.slug, fmt)
-                 for frame, lang, fmt in tasks]
+    tasks, paths = _tasks(langs, ids, formats, cache)
     found = [None if path is None else cache.get(path) for path in paths]
     fresh = render_many([task for task, data in zip(tasks, found) if data is None], jobs)
     for task, path, data in zip(tasks, paths, found):
@@ -128,3 +134,15 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
         yield Rendered(*task, data, drawn=True)
     if cache is not None and None in found:
         cache.prune()
+
+
+def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+               formats: Iterable[str] = ("svg",), jobs: int | None = None) -> int:
+    """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn."""
+    tasks, paths = _tasks(langs, ids, formats, cache)
+    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
+    for (task, path), data in zip(missing, render_many([task for task, _ in missing], jobs)):
+        cache.put(path, data)
+    if missing:
+        cache.prune()
+    return len(missing)

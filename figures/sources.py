@@ -82,6 +82,7 @@ class Sources:
         self.env = environment()
         self._modules: dict[str, _Module | None] = {}
         self._units: dict[Unit, tuple[str, frozenset[Unit]]] = {}
+        self._digests: dict[str, str] = {}
 
     def module(self, name: str) -> _Module | None:
         if name.split(".")[0] not in (WHOLE, BY_NAME):
@@ -166,7 +167,18 @@ class Sources:
 
     def digest(self, module: str) -> str:
         """One digest of everything the figure in `module` is drawn from."""
+        if module not in self._digests:
+            h = hashlib.sha256(self.env.encode())
+            for (name, part), digest in sorted(self.reached(module).items(), key=lambda kv: repr(kv[0])):
+                h.update(f"{name}:{part}:{digest}\n".encode())
+            self._digests[module] = h.hexdigest()
+        return self._digests[module]
+
+    def stamp(self) -> str:
+        """A digest of every byte of the code the digests are read from, and of the environment:
+        while it holds, the digests do too, and need not be worked out again."""
         h = hashlib.sha256(self.env.encode())
-        for (name, part), digest in sorted(self.reached(module).items(), key=lambda kv: repr(kv[0])):
-            h.update(f"{name}:{part}:{digest}\n".encode())
+        for package in (WHOLE, BY_NAME):
+            for path in sorted((self.root / package).rglob("*.py")):
+                h.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes())
         return h.hexdigest()

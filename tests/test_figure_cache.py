@@ -135,3 +135,16 @@ def test_a_frame_is_keyed_by_language_frame_and_format(tmp_path):
             for fmt in ("svg", "png")}
     assert len(keys) == 8
     assert Frame("x", None, None).path("svg") == "x.svg"
+
+
+def test_digests_are_remembered_while_the_code_is_unchanged(tmp_path):
+    from figures.sources import Sources
+
+    cache, sources = FigureCache(tmp_path), Sources()
+    modules = ["figures.peak_dip", "figures.width_slices"]
+    assert cache.digests(modules, sources) == [sources.digest(m) for m in modules]
+
+    class Unread(Sources):
+        def digest(self, module):
+            raise AssertionError("worked out again")
+    assert cache.digests(modules, Unread()) == [sources.digest(m) for m in modules]

@@ -11,20 +11,20 @@ import logging
 import mkdocs_gen_files
 
 from figures.cache import from_env
-from figures.render import render_files
+from figures.render import fill_cache, render_files
 from figures.style import LANGS
 
 log = logging.getLogger("mkdocs.plugins.figures")
-lang = mkdocs_gen_files.config.plugins["i18n"].current_language
-cache = from_env()
-# With a cache, the first language's build draws every language's missing frames in one pool;
-# the other languages' builds then find theirs in the cache.
-files = drawn = 0
-for r in render_files(LANGS if cache is not None and lang == LANGS[0] else (lang,), cache=cache):
+i18n = mkdocs_gen_files.config.plugins["i18n"]
+lang, cache = i18n.current_language, from_env()
+# The first language's build draws every language's missing frames in one pool; the other
+# languages' builds then find theirs in the cache.
+drawn = fill_cache(cache, LANGS) if cache is not None and lang == i18n.default_language else 0
+files = 0
+for r in render_files((lang,), cache=cache):
     drawn += r.drawn
-    if r.lang == lang:
-        files += 1
-        with mkdocs_gen_files.open(f"figures/{r.frame.path(r.fmt)}", "wb") as f:
-            f.write(r.data)
+    files += 1
+    with mkdocs_gen_files.open(f"figures/{r.frame.path(r.fmt)}", "wb") as f:
+        f.write(r.data)
 log.info(f"figures ({lang}): {files} files; {drawn} frames drawn, "
          + ("no cache" if cache is None else f"the rest from {cache.folder}"))
