@@ -18,21 +18,23 @@ from pathlib import Path
 import matplotlib
 import noto_cjk_sans_otc
 import numpy as np
-from matplotlib import ft2font
+from matplotlib import font_manager, ft2font
 
 ROOT = Path(__file__).resolve().parents[1]
 WHOLE = "figures"  # modules of this package count whole
 BY_NAME = "mha_ref"  # modules of this package count by the functions and classes reached
 HARNESS = "figures.render"  # what turns every figure into bytes (it imports style and registry)
+NOT_DRAWING = ("figures.cache", "figures.sources")  # where frames are kept, not what they hold
 
 Unit = tuple[str, str | None]  # (module, top-level def) or (module, None): its other statements
 
 
 def environment() -> str:
-    """The library versions and font files every frame depends on."""
+    """The library versions and the fonts every frame depends on."""
     font = Path(noto_cjk_sans_otc.FONT_PATH).stat()
+    known = sorted((f.fname, f.name, f.style, f.weight, f.stretch, f.variant) for f in font_manager.fontManager.ttflist)
     parts = (sys.version_info[:2], matplotlib.__version__, np.__version__, ft2font.__freetype_version__,
-             noto_cjk_sans_otc.FONT_PATH, font.st_size, font.st_mtime_ns)
+             noto_cjk_sans_otc.FONT_PATH, font.st_size, font.st_mtime_ns, known)
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
@@ -54,7 +56,10 @@ class _Module:
         self.is_package = path.name == "__init__.py"
         self.tree = _strip_docstrings(ast.parse(path.read_bytes(), str(path)))
         defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        self.defs = {n.name: n for n in self.tree.body if isinstance(n, defs)}
+        self.defs: dict[str, ast.Module] = {}  # a name defined twice counts both definitions
+        for n in self.tree.body:
+            if isinstance(n, defs):
+                self.defs.setdefault(n.name, ast.Module(body=[], type_ignores=[])).body.append(n)
         self.top = ast.Module(body=[n for n in self.tree.body if not isinstance(n, defs)], type_ignores=[])
         self.imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
         for node in ast.walk(self.tree):
@@ -85,7 +90,7 @@ class Sources:
         self._digests: dict[str, str] = {}
 
     def module(self, name: str) -> _Module | None:
-        if name.split(".")[0] not in (WHOLE, BY_NAME):
+        if name.split(".")[0] not in (WHOLE, BY_NAME) or name in NOT_DRAWING:
             return None  # numpy, matplotlib, ...: covered by their versions
         if name not in self._modules:
             base = self.root.joinpath(*name.split("."))
@@ -100,11 +105,11 @@ class Sources:
     def _symbol(self, module: str, attr: str) -> set[Unit]:
         """What `module.attr` names: a submodule, a def, a re-exported name or a constant."""
         if self.module(f"{module}.{attr}") is not None:
-            return {self._module_unit(f"{module}.{attr}")}
+            return {self._module_unit(f"{module}.{attr}")} - {None}
         mod = self.module(module)
         if mod is None:
             return set()
-        units = {self._module_unit(module)}
+        units = {self._module_unit(module)} - {None}
         if units == {(module, "*")}:
             return units
         if attr in mod.defs:
@@ -150,8 +155,13 @@ class Sources:
         refs = self._names(mod, node)
         if part != "*":
             refs.add((name, None))  # a def reached brings its module's constants with it
+        if part == "*":  # importing runs the imported modules, used or not (mha_ref has no side effects)
+            for stmt in (n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))):
+                for target in {mod.imports[a.asname or a.name.split(".")[0]] for a in stmt.names if a.name != "*"}:
+                    module = ".".join(filter(None, target))
+                    refs |= {self._module_unit(module if self.module(module) else target[0])} - {None}
         digest = hashlib.sha256(ast.dump(node).encode()).hexdigest()
-        return digest, frozenset(refs - {unit})
+        return digest, frozenset(refs - {unit, None})
 
     def reached(self, module: str) -> dict[Unit, str]:
         """Every unit a figure module reaches, with its digest (the harness included)."""

@@ -148,3 +148,32 @@ def test_digests_are_remembered_while_the_code_is_unchanged(tmp_path):
         def digest(self, module):
             raise AssertionError("worked out again")
     assert cache.digests(modules, Unread()) == [sources.digest(m) for m in modules]
+
+
+def test_a_figure_is_keyed_by_the_mha_ref_code_it_reaches_by_name(tmp_path):
+    from figures.sources import Sources
+
+    files = {
+        "figures/__init__.py": "", "figures/render.py": "from . import style\n", "figures/style.py": "",
+        "figures/fig.py": "from mha_ref import a\n\ndef draw(lang, value):\n    return a.f(value)\n",
+        "mha_ref/__init__.py": "from .a import f\n",
+        "mha_ref/a.py": ('"""A module."""\nfrom .b import g\n\nK = 1\n\n\ndef f(x):\n    """f."""\n    return g(x) + K\n\n\n'
+                         "def unused(x):\n    return x\n"),
+        "mha_ref/b.py": "def g(x):\n    return 2 * x\n\n\ndef other(x):\n    return x\n",
+    }
+
+    def digest(**edits):
+        for rel, text in {**files, **edits}.items():
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text(text)
+        return Sources(tmp_path).digest("figures.fig")
+
+    base = digest()
+    a, b = files["mha_ref/a.py"], files["mha_ref/b.py"]
+    assert digest(**{"mha_ref/a.py": a.replace('"""f."""', '"""f, edited."""') + "# a comment\n"}) == base
+    assert digest(**{"mha_ref/a.py": a.replace("return x", "return x + 1")}) == base  # not reached
+    assert digest(**{"mha_ref/b.py": b.replace("return x", "return x + 1")}) == base  # not reached
+    assert digest(**{"mha_ref/b.py": b.replace("2 * x", "3 * x")}) != base  # f calls g
+    assert digest(**{"mha_ref/a.py": a.replace("K = 1", "K = 2")}) != base  # a constant of a reached module
+    assert digest(**{"mha_ref/a.py": a + "\n\ndef f(x):\n    return 0\n"}) != base  # f defined again
+    assert digest(**{"figures/style.py": "X = 1\n"}) != base  # figure code counts whole
