@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,17 +56,23 @@ def copy_checkout(dst: Path) -> Path:
     return dst
 
 
-def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, int | None]:
-    """Seconds a strict build of `repo` takes, and the frames it drew (None: not reported)."""
+def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, float, int | None]:
+    """Seconds a strict build of `repo` takes, on the clock and in CPU time (every process it ran,
+    which other work on the machine does not inflate), and the frames it drew (None: not reported)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"), **env)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(repo / "site")],
                          cwd=repo, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if run.returncode != 0:
         sys.exit(f"bench: the build failed in {repo}:\n{run.stderr[-3000:]}")
     drawn = [int(n) for n in re.findall(r"(\d+) frames drawn", run.stderr)]
-    return seconds, sum(drawn) if drawn else None
+    return seconds, cpu, sum(drawn) if drawn else None
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -76,7 +83,8 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def main() -> int:
-    rows: list[tuple[str, float, int | None, float | None]] = []  # case, seconds, frames drawn, goal
+    load = os.getloadavg()[0]  # other work on the machine slows every case on the clock
+    rows: list[tuple[str, float, float, int | None, float | None]] = []  # case, seconds, cpu, drawn, goal
     with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
         repo = copy_checkout(Path(tmp) / "repo")
         print(f"bench: building a copy of {ROOT} in {tmp}, eight times ...", flush=True)
@@ -88,17 +96,18 @@ def main() -> int:
         assert GEN_SCRIPT in config, f"mkdocs.yml no longer runs {GEN_SCRIPT}"
         (repo / "bench_floor.py").write_text(FLOOR_SCRIPT, encoding="utf-8")
         (repo / "mkdocs-floor.yml").write_text(config.replace(GEN_SCRIPT, "bench_floor.py"), encoding="utf-8")
-        floors = [build(repo, "mkdocs-floor.yml", BENCH_FIGURES=str(Path(tmp) / "figures"))[0] for _ in range(3)]
-        floor = statistics.median(floors)
+        floors = [build(repo, "mkdocs-floor.yml", BENCH_FIGURES=str(Path(tmp) / "figures"))[:2] for _ in range(3)]
+        floor, floor_cpu = (statistics.median(f[i] for f in floors) for i in (0, 1))
         for case, rel, old, new, goal in EDITS:
             edit(repo / rel, old, new)
             rows.append((case, *build(repo), goal))
-    print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13}")
-    print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13}")
-    for case, seconds, drawn, goal in rows:
+    print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13} {'cpu s':>7} {'x floor':>8}")
+    print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13} {floor_cpu:7.2f} {1:8.2f}")
+    for case, seconds, cpu, drawn, goal in rows:
         print(f"{case:<30} {seconds:8.2f} {seconds / floor:8.2f} {f'<= {goal}' if goal else '':>7} "
-              f"{'?' if drawn is None else drawn:>13}")
-    print(f"floor runs: {', '.join(f'{s:.2f}' for s in floors)} s; {os.cpu_count()} cores")
+              f"{'?' if drawn is None else drawn:>13} {cpu:7.2f} {cpu / floor_cpu:8.2f}")
+    print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; {os.cpu_count()} cores; "
+          f"load average at the start: {load:.2f}")
     return 0
 
 
