@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 
 from . import registry
 from .cache import FigureCache
-from .sources import Sources
 from .style import FORMATS, LANGS, to_bytes
 
 
