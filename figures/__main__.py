@@ -1,6 +1,7 @@
-"""python -m figures --out DIR [--lang zh,en] [--only ID ...] [--format svg,png,pdf]
+"""python -m figures --out DIR [--lang zh,en] [--only ID ...] [--format svg,png,pdf] [--no-cache]
 
 Writes every frame of the chosen figures to DIR/<lang>/<path>, the same paths as on the site.
+Frames are drawn on every core, or read from the figure cache the site build shares (.cache/figures/).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from . import registry
-from .render import FigureError, plan, render
+from .cache import ENV, from_env
+from .render import FigureError, plan, render_files
 from .style import FORMATS, LANGS, plural
 
 
@@ -32,25 +34,29 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="+", metavar="ID", help=f"figure ids (default: all): {' '.join(registry.ORDER)}")
     p.add_argument("--format", default="svg", type=lambda s: _list(s, FORMATS, "format"),
                    help="comma-separated formats (default svg): svg,png,pdf")
+    p.add_argument("--no-cache", action="store_true",
+                   help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
+    p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
     args = p.parse_args(argv)
     try:
-        todo = [(lang, frame) for lang in args.lang for frame in plan(args.only)]
+        total = len(plan(args.only)) * len(args.lang) * len(args.format)
     except KeyError as e:
         p.error(e.args[0])
-    bar = tqdm(total=len(todo) * len(args.format), unit="file", disable=not sys.stderr.isatty())
+    bar = tqdm(total=total, unit="file", disable=not sys.stderr.isatty())
+    drawn = 0
     try:
-        for lang, frame in todo:
-            for fmt in args.format:
-                target = args.out / lang / frame.path(fmt)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(render(frame, lang, fmt))
-                bar.update()
+        for r in render_files(args.lang, args.only, args.format, None if args.no_cache else from_env(), args.jobs):
+            target = args.out / r.lang / r.frame.path(r.fmt)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(r.data)
+            drawn += r.drawn
+            bar.update()
     except FigureError as e:
         bar.close()
         print(f"error: {e}", file=sys.stderr)
         return 1
     bar.close()
-    print(f"wrote {plural(len(todo) * len(args.format), 'file')} to {args.out}", file=sys.stderr)
+    print(f"wrote {plural(total, 'file')} to {args.out} ({drawn} drawn, {total - drawn} from the cache)", file=sys.stderr)
     return 0
 
 

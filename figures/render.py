@@ -5,14 +5,14 @@ Used by the site's build step and by the CLI, so both write the same paths and t
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Iterator, MutableMapping
-from pathlib import Path
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
-import matplotlib
-
 from . import registry
+from .cache import FigureCache
 from .style import FORMATS, LANGS, to_bytes
 
 
@@ -62,38 +62,86 @@ def plan(ids: Iterable[str] | None = None) -> list[Frame]:
     return [f for fig_id in chosen for f in frames(fig_id)]
 
 
-_HERE = Path(__file__).resolve().parent
-_SHARED = [*sorted((_HERE.parent / "mha_ref").glob("*.py")),
-           *(_HERE / name for name in ("style.py", "draw.py", "control.py", "render.py", "registry.py"))]
+def cores() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
-def source_digest(fig_id: str) -> str:
-    """A fingerprint of everything a figure is drawn from: mha_ref, the shared figure code,
-    the figure's own module and matplotlib's version. Equal digests give equal bytes."""
-    h = hashlib.sha256(matplotlib.__version__.encode())
-    for path in (*_SHARED, Path(registry.get(fig_id).__file__)):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None) -> Iterator[bytes]:
+    """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core.
+
+    Every frame starts from the same settings (style.setup), so a frame's bytes do not depend on
+    which process drew it or what it drew before: the same bytes as drawing them one by one.
+    """
+    jobs = min(jobs or cores(), len(tasks))
+    if jobs <= 1:
+        yield from (render(*task) for task in tasks)
+        return
+    # fork: the workers start with matplotlib and the figures already imported
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    pool = ProcessPoolExecutor(jobs, mp_context=context)
+    try:
+        yield from pool.map(_render_task, tasks)
+    finally:  # after a failure, do not wait for the frames still queued
+        pool.shutdown(cancel_futures=True)
 
 
-def render_all(lang: str, ids=None, formats=("svg",),
-               cache: MutableMapping[tuple, bytes] | None = None) -> Iterator[tuple[str, bytes]]:
-    """Every frame's file. With a cache (kept by a long-running `mkdocs serve`), a figure whose
-    sources have not changed since it was last drawn is not drawn again."""
-    digests: dict[str, str] = {}
-    used = set()
-    for frame in plan(ids):
-        for fmt in formats:
-            if cache is None:
-                yield frame.path(fmt), render(frame, lang, fmt)
-                continue
-            if frame.fig_id not in digests:
-                digests[frame.fig_id] = source_digest(frame.fig_id)
-            key = (digests[frame.fig_id], lang, frame.slug, fmt)
-            if key not in cache:
-                cache[key] = render(frame, lang, fmt)
-            used.add(key)
-            yield frame.path(fmt), cache[key]
-    if cache is not None:  # forget this language's frames drawn from sources since edited
-        for key in [k for k in cache if k[1] == lang and k not in used]:
-            del cache[key]
+def _render_task(task: tuple[Frame, str, str]) -> bytes:
+    return render(*task)
+
+
+class Rendered(NamedTuple):
+    frame: Frame
+    lang: str
+    fmt: str
+    data: bytes
+    drawn: bool  # False: taken from the cache
+
+
+def _tasks(langs, ids, formats, cache: FigureCache | None) -> tuple[list[tuple[Frame, str, str]], list]:
+    """Every (frame, lang, fmt) of the chosen figures, in site order, and its file in the cache."""
+    chosen = plan(ids)
+    tasks = [(frame, lang, fmt) for lang in langs for frame in chosen for fmt in formats]
+    if cache is None:
+        return tasks, [None] * len(tasks)
+    modules = sorted({registry.module_name(frame.fig_id) for frame in chosen})
+    digest = dict(zip(modules, cache.digests(modules)))
+    return tasks, [cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt)
+                   for frame, lang, fmt in tasks]
+
+
+def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
+                 cache: FigureCache | None = None, jobs: int | None = None) -> Iterator[Rendered]:
+    """Every frame of the chosen figures in each language and format, in site order.
+
+    With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
+    others are drawn in a process pool (render_many) and stored as they arrive.
+    """
+    tasks, paths = _tasks(langs, ids, formats, cache)
+    found = [None if path is None else cache.get(path) for path in paths]
+    fresh = render_many([task for task, data in zip(tasks, found) if data is None], jobs)
+    for task, path, data in zip(tasks, paths, found):
+        if data is not None:
+            yield Rendered(*task, data, drawn=False)
+            continue
+        data = next(fresh)
+        if path is not None:
+            cache.put(path, data)
+        yield Rendered(*task, data, drawn=True)
+    if cache is not None and None in found:
+        cache.prune()
+
+
+def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+               formats: Iterable[str] = ("svg",), jobs: int | None = None) -> int:
+    """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn."""
+    tasks, paths = _tasks(langs, ids, formats, cache)
+    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
+    for (task, path), data in zip(missing, render_many([task for task, _ in missing], jobs)):
+        cache.put(path, data)
+    if missing:
+        cache.prune()
+    return len(missing)

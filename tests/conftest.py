@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from figures.cache import ENV
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def figure_cache(tmp_path_factory):
+    """The session's builds and CLI runs share a figure cache of their own, empty at the start."""
+    os.environ[ENV] = str(tmp_path_factory.mktemp("figure-cache"))
 
 
 @pytest.fixture(scope="session")

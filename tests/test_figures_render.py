@@ -162,13 +162,14 @@ def test_a_broken_figure_is_named(monkeypatch):
         render(Frame("peak-dip", None, None), "zh")
 
 
-# every figure as SVG (what the site serves); PDF and PNG on two figures, to keep the suite quick
+# every figure as SVG (what the site serves); PDF and PNG on two figures, to keep the suite quick.
+# Run a draws one frame after another in one process, run b in a pool of processes: same bytes.
 @pytest.mark.parametrize("fmt, only", [("svg", registry.ORDER), ("pdf", ("peak-dip", "width-slices")),
                                        ("png", ("peak-dip", "width-slices"))])
 def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt, only):
-    for run in ("a", "b"):
+    for run, jobs in (("a", "1"), ("b", "2")):
         subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path / run), "--format", fmt,
-                        "--only", *only], cwd=ROOT, check=True, capture_output=True)
+                        "--no-cache", "--jobs", jobs, "--only", *only], cwd=ROOT, check=True, capture_output=True)
     a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob(f"*.{fmt}"))
     b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob(f"*.{fmt}"))
     assert a == b and len(a) == 2 * sum(len(frames(f)) for f in only)
@@ -235,83 +236,6 @@ def test_captions_type_no_number_by_hand():
             assert not re.search(r"\d", prose(cap)), (fig_id, prose(cap))
 
 
-def _sources_in(tmp_path, monkeypatch, fig_ids=("peak-dip", "width-slices")):
-    """Point source_digest at copies of what it reads (the shared files and the figures' own
-    modules) in tmp_path, so a test can edit a copy. Returns {file name or figure id: copy}."""
-    import figures.render as r
-    copies = {}
-    shared = []
-    for path in r._SHARED:
-        copy = tmp_path / path.parent.name / path.name  # mha_ref/toy.py, figures/style.py, ...
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.write_bytes(path.read_bytes())
-        shared.append(copy)
-        copies[f"{path.parent.name}/{path.name}"] = copy
-    monkeypatch.setattr(r, "_SHARED", shared)
-    for fig_id in fig_ids:
-        mod = registry.get(fig_id)
-        copy = tmp_path / "own" / Path(mod.__file__).name
-        copy.parent.mkdir(exist_ok=True)
-        copy.write_bytes(Path(mod.__file__).read_bytes())
-        monkeypatch.setattr(mod, "__file__", str(copy))
-        copies[fig_id] = copy
-    return copies
-
-
-def _edit(path: Path, old: bytes, new: bytes):
-    """Change a file's content only: same name, same size, same modification time."""
-    assert len(old) == len(new)
-    before = path.stat()
-    path.write_bytes(path.read_bytes().replace(old, new, 1))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert path.stat().st_size == before.st_size
-
-
-def test_cache_skips_unchanged_figures_and_forgets_stale_ones(monkeypatch, tmp_path):
-    import figures.render as r
-    copies = _sources_in(tmp_path, monkeypatch)
-    real_render = r.render
-    calls = []
-    monkeypatch.setattr(r, "render", lambda frame, lang, fmt="svg": calls.append(frame.fig_id) or
-                        real_render(frame, lang, fmt))
-    ids, cache = ["peak-dip", "width-slices"], {}
-    first = dict(r.render_all("en", ids=ids, cache=cache))
-    assert len(calls) == 1 + len(frames("width-slices"))
-    calls.clear()
-    assert dict(r.render_all("en", ids=ids, cache=cache)) == first and calls == []
-    # an edit to the content of peak-dip's module: it alone is drawn again, its old entry forgotten
-    copies["peak-dip"].write_bytes(copies["peak-dip"].read_bytes() + b"\n# edited\n")
-    dict(r.render_all("en", ids=ids, cache=cache))
-    assert calls == ["peak-dip"]
-    assert len(cache) == 1 + len(frames("width-slices"))
-    # an edit to a shared file (mha_ref): every figure is drawn again
-    calls.clear()
-    _edit(copies["mha_ref/toy.py"], b"import", b"imporT")
-    dict(r.render_all("en", ids=ids, cache=cache))
-    assert sorted(set(calls)) == ids and len(calls) == 1 + len(frames("width-slices"))
-    assert len(cache) == 1 + len(frames("width-slices"))
-
-
-def test_source_digest_covers_the_figure_module(monkeypatch, tmp_path):
-    from figures.render import source_digest
-    copies = _sources_in(tmp_path, monkeypatch)
-    digest = {fig_id: source_digest(fig_id) for fig_id in ("peak-dip", "width-slices")}
-    assert digest["peak-dip"] != digest["width-slices"]
-    # another figure's module changes: this figure's digest does not
-    _edit(copies["width-slices"], b"import", b"imporT")
-    assert source_digest("peak-dip") == digest["peak-dip"]
-    assert source_digest("width-slices") != digest["width-slices"]
-    # the figure's own module changes, in content only: its digest changes
-    _edit(copies["peak-dip"], b"import", b"imporT")
-    assert source_digest("peak-dip") != digest["peak-dip"]
-    # and so does every figure's when a shared file does
-    now = {fig_id: source_digest(fig_id) for fig_id in digest}
-    for name in ("mha_ref/attention.py", "figures/style.py"):
-        _edit(copies[name], b"import", b"imporT")
-        assert all(source_digest(fig_id) != now[fig_id] for fig_id in now), name
-        now = {fig_id: source_digest(fig_id) for fig_id in digest}
-
-
 def test_references_construct_lists_every_work_with_its_anchor():
     from mha_ref import models
     text, _ = markup.expand("{{ references }}", "en", _url, "t.md")
@@ -335,3 +259,15 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
     assert "| 1 | 512 | 5.29 | 24.9 |" in head
     with pytest.raises(markup.MarkupError, match="nope"):
         markup.expand("{{ table nope }}", "en", _url, "t.md")
+
+
+def test_drawing_once_gives_the_bytes_of_matplotlibs_two_pass_savefig(monkeypatch):
+    from matplotlib.figure import Figure
+
+    from figures import style
+    chosen = [Frame("peak-dip", None, None), *frames("width-slices")[:2], *frames("four-heads")[:1],
+              Frame("flow-diagram", None, None)]
+    tasks = [(f, lang, fmt) for f in chosen for lang in ("zh", "en") for fmt in ("svg", "pdf", "png")]
+    once = [render(*task) for task in tasks]
+    monkeypatch.setattr(style.LaidOutOnce, "draw", Figure.draw)
+    assert [render(*task) for task in tasks] == once

@@ -2,24 +2,29 @@
 
 Runs once per language build; the files exist only in the build (nothing is committed).
 The hooks' on_config has already dropped stale modules, so this imports the current code.
+Frames come from the figure cache on disk (figures/cache.py) when their sources are unchanged,
+so `mkdocs build`, `mkdocs serve` and `python -m figures` share what any of them drew.
 """
 
-import sys
-import types
+import logging
 
 import mkdocs_gen_files
 
-from figures.render import render_all
+from figures.cache import from_env
+from figures.render import fill_cache, render_files
+from figures.style import LANGS
 
-# `mkdocs serve` rebuilds in one process: a figure whose sources are unchanged since the last
-# build is taken from this cache instead of being drawn again. The cache lives in a module of its
-# own because the hooks drop our packages from sys.modules before each build; a cold
-# `mkdocs build` starts with it empty.
-CACHE = sys.modules.setdefault("_mha_figure_cache", types.ModuleType("_mha_figure_cache"))
-if not hasattr(CACHE, "frames"):
-    CACHE.frames = {}
-
-lang = mkdocs_gen_files.config.plugins["i18n"].current_language
-for path, data in render_all(lang, cache=CACHE.frames):
-    with mkdocs_gen_files.open(f"figures/{path}", "wb") as f:
-        f.write(data)
+log = logging.getLogger("mkdocs.plugins.figures")
+i18n = mkdocs_gen_files.config.plugins["i18n"]
+lang, cache = i18n.current_language, from_env()
+# The first language's build draws every language's missing frames in one pool; the other
+# languages' builds then find theirs in the cache.
+drawn = fill_cache(cache, LANGS) if cache is not None and lang == i18n.default_language else 0
+files = 0
+for r in render_files((lang,), cache=cache):
+    drawn += r.drawn
+    files += 1
+    with mkdocs_gen_files.open(f"figures/{r.frame.path(r.fmt)}", "wb") as f:
+        f.write(r.data)
+log.info(f"figures ({lang}): {files} files; {drawn} frames drawn, "
+         + ("no cache" if cache is None else f"the rest from {cache.folder}"))

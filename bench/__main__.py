@@ -1,0 +1,115 @@
+"""python -m bench: how long `mkdocs build --strict` takes in each case, against the floor.
+
+Every case builds a temporary copy of this checkout with its own, initially empty figure cache:
+cold (nothing drawn yet), warm (nothing changed), after an edit to one figure module, to one
+mha_ref function, and to comments and docstrings only. The floor is the same build with the
+figure files handed over ready-made, so it measures everything but the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GEN_SCRIPT = "figures/site/gen_figures.py"
+# The floor's gen-files script: the figures of an earlier build, copied in as they are.
+FLOOR_SCRIPT = '''
+import os
+from pathlib import Path
+
+import mkdocs_gen_files
+
+i18n = mkdocs_gen_files.config.plugins["i18n"]
+lang = i18n.current_language
+src = Path(os.environ["BENCH_FIGURES"]) / ("figures" if lang == i18n.default_language else f"{lang}/figures")
+for path in sorted(src.rglob("*.svg")):
+    with mkdocs_gen_files.open(f"figures/{path.relative_to(src).as_posix()}", "wb") as f:
+        f.write(path.read_bytes())
+'''
+# (case, file, text before, text after, the most this case may take, in floors)
+EDITS = [
+    ("one figure edited", "figures/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"', 1.5),
+    ("one mha_ref function edited", "mha_ref/scale.py", "    q, k = query_and_keys(d_k)\n",
+     "    q, k = query_and_keys(d_k)\n    d_k = int(d_k)\n", None),
+    ("mha_ref comments only", "mha_ref/attention.py", "import numpy as np\n",
+     "import numpy as np  # a comment\n", 1.2),
+]
+
+
+def copy_checkout(dst: Path) -> Path:
+    """The tracked and new files of this checkout (no site, no cache), copied to dst."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        if (ROOT / rel).is_file():
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dst / rel)
+    return dst
+
+
+def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, float, int | None]:
+    """Seconds a strict build of `repo` takes, on the clock and in CPU time (every process it ran,
+    which other work on the machine does not inflate), and the frames it drew (None: not reported)."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"), **env)
+    start, cpu = time.perf_counter(), _children_cpu()
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(repo / "site")],
+                         cwd=repo, env=env, capture_output=True, text=True)
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    if run.returncode != 0:
+        sys.exit(f"bench: the build failed in {repo}:\n{run.stderr[-3000:]}")
+    drawn = [int(n) for n in re.findall(r"(\d+) frames drawn", run.stderr)]
+    return seconds, cpu, sum(drawn) if drawn else None
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        sys.exit(f"bench: {path} no longer contains {old!r}; update bench/__main__.py")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def main() -> int:
+    load = os.getloadavg()[0]  # other work on the machine slows every case on the clock
+    rows: list[tuple[str, float, float, int | None, float | None]] = []  # case, seconds, cpu, drawn, goal
+    with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
+        repo = copy_checkout(Path(tmp) / "repo")
+        print(f"bench: building a copy of {ROOT} in {tmp}, eight times ...", flush=True)
+        rows.append(("cold", *build(repo), 4.0))
+        rows.append(("warm", *build(repo), 1.2))
+        # the floor: three builds with ready-made figures (those of the warm build), the median
+        shutil.copytree(repo / "site", Path(tmp) / "figures", ignore=shutil.ignore_patterns("*.html", "*.js", "*.css"))
+        config = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+        assert GEN_SCRIPT in config, f"mkdocs.yml no longer runs {GEN_SCRIPT}"
+        (repo / "bench_floor.py").write_text(FLOOR_SCRIPT, encoding="utf-8")
+        (repo / "mkdocs-floor.yml").write_text(config.replace(GEN_SCRIPT, "bench_floor.py"), encoding="utf-8")
+        floors = [build(repo, "mkdocs-floor.yml", BENCH_FIGURES=str(Path(tmp) / "figures"))[:2] for _ in range(3)]
+        floor, floor_cpu = (statistics.median(f[i] for f in floors) for i in (0, 1))
+        for case, rel, old, new, goal in EDITS:
+            edit(repo / rel, old, new)
+            rows.append((case, *build(repo), goal))
+    print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13} {'cpu s':>7} {'x floor':>8}")
+    print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13} {floor_cpu:7.2f} {1:8.2f}")
+    for case, seconds, cpu, drawn, goal in rows:
+        print(f"{case:<30} {seconds:8.2f} {seconds / floor:8.2f} {f'<= {goal}' if goal else '':>7} "
+              f"{'?' if drawn is None else drawn:>13} {cpu:7.2f} {cpu / floor_cpu:8.2f}")
+    print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; {os.cpu_count()} cores; "
+          f"load average at the start: {load:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The figure cache on disk: one file per frame, language and format, named by what it is drawn from.
+
+A file's name is a digest of the figure's sources (figures/sources.py), its language, frame and
+format, so a hit needs no check beyond existing: an edit gives new names, and the old files are
+pruned, least recently used first. Each file is written whole to a temporary name and renamed,
+so a killed build leaves no partial file under a real name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from .sources import ROOT, Sources
+
+DEFAULT_DIR = ROOT / ".cache" / "figures"
+ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns the cache off; a path moves it
+KEEP = 2000  # files kept after pruning: about eight full builds of both languages
+
+
+def from_env() -> FigureCache | None:
+    """The cache the environment asks for: DEFAULT_DIR unless MHA_FIGURE_CACHE says otherwise."""
+    value = os.environ.get(ENV, "").strip()
+    if value.lower() in ("0", "off", "no", "false"):
+        return None
+    return FigureCache(Path(value) if value else DEFAULT_DIR)
+
+
+class FigureCache:
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
+        key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
+        return self.folder / key[:2] / f"{key}.{fmt}"
+
+    def digests(self, modules: list[str], sources: Sources | None = None) -> list[str]:
+        """Sources.digest of each figure module, remembered while the code stays byte for byte the same."""
+        sources = sources or Sources()
+        memo = self.folder / "sources" / f"{sources.stamp()}.json"
+        try:
+            known = json.loads(memo.read_bytes())
+        except (FileNotFoundError, ValueError):
+            known = {}
+        if any(m not in known for m in modules):
+            known.update({m: sources.digest(m) for m in modules})
+            self.put(memo, json.dumps(known, sort_keys=True).encode())
+        else:
+            os.utime(memo)
+        return [known[m] for m in modules]
+
+    def get(self, path: Path) -> bytes | None:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        os.utime(path)  # recently used: kept by prune()
+        return data
+
+    def put(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def prune(self, keep: int = KEEP) -> None:
+        """Forget all but the `keep` most recently used files, and old temporary files left by a kill."""
+        if not self.folder.is_dir():
+            return
+        files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file()]
+        for p, mtime in files:
+            if p.name.startswith(".tmp-") and mtime < time.time() - 3600:  # not a build running now
+                p.unlink(missing_ok=True)
+        files = sorted((f for f in files if not f[0].name.startswith(".tmp-")), key=lambda f: f[1])
+        for p, _ in files[:max(len(files) - keep, 0)]:
+            p.unlink(missing_ok=True)
