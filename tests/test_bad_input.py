@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mha_ref import costs, quantities, toy
-from mha_ref.attention import attention, init_params, multi_head_attention, multi_head_attention_loop
+from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
 
 BLOCKS = [multi_head_attention, multi_head_attention_loop]
 BLOCK_IDS = ["batched", "loop"]
@@ -191,6 +191,85 @@ def test_attention_non_finite():
     k[0, 0] = -np.inf
     with pytest.raises(ValueError, match=r"k contains non-finite values"):
         attention(q, k, q)
+
+
+@pytest.mark.parametrize("shapes", [((2, 0), (3, 0), (3, 2)), ((2, 4), (0, 4), (0, 2))], ids=["d_k=0", "no keys"])
+def test_attention_with_no_width_or_no_keys(shapes):
+    q, k, v = (np.ones(s) for s in shapes)
+    with pytest.raises(ValueError, match=r"d_k = 0|k has no keys"):
+        attention(q, k, v)
+
+
+def test_attention_batch_axes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"the batch axes of q, k, v do not broadcast: \(2,\), \(3,\), \(3,\)"):
+        attention(np.ones((2, 4, 5)), np.ones((3, 6, 5)), np.ones((3, 6, 7)))
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf"), -0.5, "0.5", True, np.ones(2)],
+                         ids=["nan", "inf", "-inf", "negative", "str", "bool", "array"])
+def test_attention_scale_not_a_finite_non_negative_number(scale):
+    q = np.ones((2, 3))
+    with pytest.raises((ValueError, TypeError), match=r"scale must be a finite real number >= 0"):
+        attention(q, q, q, scale=scale)
+
+
+# --- overflow: finite inputs whose scores do not fit the dtype --------------------------------
+
+def _overflowing(dtype, size):
+    p = init_params(8, 2, seed=0, dtype=np.float32)
+    p = type(p)(*(a.astype(dtype) for a in p))
+    x = np.random.default_rng(0).normal(size=(4, 8)).astype(dtype) * dtype(size)
+    return x, p
+
+
+@pytest.mark.parametrize("dtype,size", [(np.float32, 7e19), (np.float16, 735)], ids=["float32", "float16"])
+@pytest.mark.parametrize("block", [multi_head_attention, multi_head_attention_loop, mha_trace],
+                         ids=BLOCK_IDS + ["trace"])
+def test_scores_that_overflow_are_refused_not_nan(block, dtype, size):
+    x, p = _overflowing(dtype, size)
+    assert np.all(np.isfinite(x))
+    with pytest.raises(ValueError, match=r"scores overflowed " + np.dtype(dtype).name), \
+            np.errstate(over="ignore"):  # numpy's own overflow warning may come first
+        block(x, p, 2)
+
+
+def test_attention_scores_that_overflow_are_refused_not_nan():
+    q = np.ones((3, 2), dtype=np.float32) * np.float32(7e19)
+    with pytest.raises(ValueError, match=r"scores overflowed float32"), np.errstate(over="ignore"):
+        attention(q, q, q)
+
+
+def test_large_inputs_that_fit_still_run():
+    x, p = _overflowing(np.float32, 1e15)
+    out, _ = multi_head_attention(x, p, 2)
+    assert np.all(np.isfinite(out))
+
+
+# --- params and dtypes ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+@pytest.mark.parametrize("params", [None, {"w_q": np.eye(8)}, (np.eye(8),) * 4], ids=["None", "dict", "tuple"])
+def test_params_not_mha_params(block, params, x8):
+    with pytest.raises(TypeError, match=r"params must be an MHAParams \(see init_params\), got "):
+        block(x8, params, 2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", np.dtype("float32"), "f4", np.float32])
+def test_init_params_accepts_numpy_dtype_likes(dtype):
+    p = init_params(8, 2, dtype=dtype)
+    assert all(a.dtype == np.float32 for a in p)
+    np.testing.assert_array_equal(p.w_q, init_params(8, 2, dtype=np.float32).w_q)
+
+
+def test_init_params_float16_and_default_float64():
+    assert init_params(8, 2, dtype="float16").w_o.dtype == np.float16
+    assert init_params(8, 2).w_o.dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", ["int32", int, "complex128", "nonsense", object])
+def test_init_params_refuses_dtypes_that_are_not_real_floats(dtype):
+    with pytest.raises(TypeError, match=r"dtype must be a real floating-point dtype"):
+        init_params(8, 2, dtype=dtype)
 
 
 # --- the running example and the quantities ---------------------------------------------------
