@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from figures.__main__ import main as figures_cli
+
 from mha_ref import costs, quantities, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BLOCKS = [multi_head_attention, multi_head_attention_loop]
 BLOCK_IDS = ["batched", "loop"]
@@ -315,3 +325,57 @@ def test_crossover_context_refuses_bad_d_model(d_model):
 
 def test_multiply_adds_accepts_numpy_integer_n():
     assert costs.multiply_adds(np.int64(4), 8, 2) == costs.multiply_adds(4, 8, 2)
+
+
+# --- the figures CLI (python -m figures) ------------------------------------------------------
+
+def _cli(out: str, cwd: Path, *more: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "figures", "--out", out, "--only", "peak-dip", *more],
+                          cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def _refused_in_one_line(run: subprocess.CompletedProcess, *words: str) -> None:
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    for word in words:
+        assert word in run.stderr, run.stderr
+
+
+def test_cli_out_that_is_a_file(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    _refused_in_one_line(_cli("notes.txt", tmp_path), "notes.txt", "is a file")
+    _refused_in_one_line(_cli("notes.txt/figs", tmp_path), "notes.txt/figs", "cannot create")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_cli_out_that_cannot_be_created():
+    # /proc refuses new folders even to root, so this holds whoever runs the suite
+    _refused_in_one_line(_cli("/proc/mha-figures-test", ROOT), "/proc/mha-figures-test", "cannot create")
+
+
+def test_cli_out_not_writable(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("this user (root) may write into a read-only folder")
+        _refused_in_one_line(_cli(str(locked), tmp_path), "locked", "not writable")
+    finally:
+        locked.chmod(0o755)
+
+
+def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
+    _refused_in_one_line(_cli("", tmp_path), "--out", "empty")
+    _refused_in_one_line(_cli("  ", tmp_path), "--out", "empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
+    assert figures_cli(["--out", str(tmp_path), "--lang", "en,zh,en", "--only", "peak-dip", "peak-dip"]) == 0
+    assert re.search(r"wrote 2 files? to", capsys.readouterr().err)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg")) == \
+        ["en/peak-dip.svg", "zh/peak-dip.svg"]
+
