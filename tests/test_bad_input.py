@@ -379,3 +379,59 @@ def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg")) == \
         ["en/peak-dip.svg", "zh/peak-dip.svg"]
 
+
+
+# --- the page constructs ----------------------------------------------------------------------
+
+def test_a_value_whose_computation_fails_is_not_called_unknown(monkeypatch):
+    from figures.site import markup
+    monkeypatch.setitem(quantities.QUANTITIES, "broken.key", lambda: {}["missing"])
+    monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.key' failed: KeyError: 'missing'") as e:
+        markup.expand("see {{ value broken.key }}", "en", str, "p.en.md")
+    assert "unknown" not in str(e.value)
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.zero' failed: ZeroDivisionError"):
+        markup.expand("see {{ value broken.zero .2f }}", "en", str, "p.en.md")
+    # a misspelt name is still the unknown one
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: unknown value 'brokn'"):
+        markup.expand("see {{ value brokn }}", "en", str, "p.en.md")
+
+
+CODE_PAGE = """# Writing constructs {#constructs}
+
+A page shows {{ value toy.n }} tokens; to write a construct literally, put it in code:
+`{{ value no.such.name }}`, ``a `{{` inside``, or a block:
+
+```markdown
+{{ figure peak-dip }}
+the value {{ value toy.n }} stays as written
+```
+
+~~~~
+{{ figure no-such-figure }}
+```
+{{ table nope }}
+~~~~
+
+- in a list:
+
+    ```
+    {{ references }}
+    ```
+"""
+
+
+def test_constructs_inside_code_are_left_as_written():
+    from figures.site import markup
+    text, placed = markup.expand(CODE_PAGE, "en", str, "constructs.en.md")
+    assert placed == []
+    n = quantities.value("toy.n")
+    assert text == CODE_PAGE.replace("shows {{ value toy.n }} tokens", f"shows {n} tokens")
+
+
+def test_a_figure_inside_code_is_not_numbered(tmp_path):
+    from figures.site import numbering
+    for lang in ("zh", "en"):
+        (tmp_path / f"a.{lang}.md").write_text(f"# a {{#a}}\n\n```\n{{{{ figure peak-dip }}}}\n```\n\n"
+                                               "{{ figure width-slices }}\n", encoding="utf-8")
+    assert list(numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])) == ["width-slices"]
