@@ -38,18 +38,6 @@ def _wait_for(url: str, needle: str, seconds: float = 90) -> str:
     raise AssertionError(f"{url} never contained {needle!r}")
 
 
-@pytest.fixture
-def checkout(tmp_path):
-    """A copy of this checkout (tracked and new files), so the test can edit it freely."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tmp_path / rel)
-    return tmp_path
-
-
 def test_serve_reloads_edited_modules(checkout):
     port = _free_port()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
