@@ -101,9 +101,13 @@ def scale(s) -> float:
     an infinite temperature); a negative scale would rank the keys backwards, so it is refused."""
     if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
         raise TypeError(f"scale must be a finite real number >= 0, got {s!r}")
-    if not (np.isfinite(s) and s >= 0):
+    try:
+        f = float(s)  # a Python float keeps float32 inputs float32
+    except OverflowError:  # an int beyond any float
+        f = float("inf")
+    if not (np.isfinite(f) and f >= 0):
         raise ValueError(f"scale must be a finite real number >= 0, got {s!r}")
-    return float(s)  # a Python float keeps float32 inputs float32
+    return f
 
 
 def finite_scores(s: np.ndarray) -> np.ndarray:

@@ -215,8 +215,8 @@ def test_attention_batch_axes_that_do_not_broadcast():
         attention(np.ones((2, 4, 5)), np.ones((3, 6, 5)), np.ones((3, 6, 7)))
 
 
-@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf"), -0.5, "0.5", True, np.ones(2)],
-                         ids=["nan", "inf", "-inf", "negative", "str", "bool", "array"])
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf"), -0.5, 10**400, "0.5", True, np.ones(2)],
+                         ids=["nan", "inf", "-inf", "negative", "huge int", "str", "bool", "array"])
 def test_attention_scale_not_a_finite_non_negative_number(scale):
     q = np.ones((2, 3))
     with pytest.raises((ValueError, TypeError), match=r"scale must be a finite real number >= 0"):
