@@ -7,6 +7,7 @@ Frames are drawn on every core, or read from the figure cache the site build sha
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -18,17 +19,39 @@ from .render import FigureError, plan, render_files
 from .style import FORMATS, LANGS, plural
 
 
+def _unique(items: list[str] | None) -> list[str] | None:
+    """The items once each, in the order first given: `--lang zh,zh` writes each file once."""
+    return None if items is None else list(dict.fromkeys(items))
+
+
 def _list(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     items = [s.strip() for s in text.split(",") if s.strip()]
     bad = [s for s in items if s not in allowed]
     if bad or not items:
         raise argparse.ArgumentTypeError(f"unknown {what} {bad or text!r}; choose from {','.join(allowed)}")
-    return items
+    return _unique(items)
+
+
+def _out_folder(text: str) -> Path:
+    """--out as a folder that exists (made if need be) and can be written; never "", which would
+    be the current folder. Raises ValueError with a one-line reason."""
+    if not text.strip():
+        raise ValueError("--out is empty; name the folder to write into, e.g. --out out/")
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {text!r} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {text!r}: cannot create the folder: {e.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {text!r}: the folder is not writable")
+    return out
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[2])
-    p.add_argument("--out", required=True, type=Path, help="folder to write into")
+    p.add_argument("--out", required=True, help="folder to write into")
     p.add_argument("--lang", default="zh,en", type=lambda s: _list(s, LANGS, "language"),
                    help="comma-separated languages (default zh,en)")
     p.add_argument("--only", nargs="+", metavar="ID", help=f"figure ids (default: all): {' '.join(registry.ORDER)}")
@@ -38,10 +61,16 @@ def main(argv=None) -> int:
                    help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
     p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
     args = p.parse_args(argv)
+    args.only = _unique(args.only)
     try:
         total = len(plan(args.only)) * len(args.lang) * len(args.format)
     except KeyError as e:
         p.error(e.args[0])
+    try:
+        args.out = _out_folder(args.out)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     bar = tqdm(total=total, unit="file", disable=not sys.stderr.isatty())
     drawn = 0
     try:
@@ -51,7 +80,7 @@ def main(argv=None) -> int:
             target.write_bytes(r.data)
             drawn += r.drawn
             bar.update()
-    except FigureError as e:
+    except (FigureError, OSError) as e:  # OSError: the disk filled, a file stands where a folder goes, ...
         bar.close()
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -31,12 +31,15 @@ def attention(q, k, v, mask=None, scale=None):
     -> out [..., n_q, d_v], weights [..., n_q, n_k]
 
     ``mask`` is boolean and broadcastable to [..., n_q, n_k]; True means "may attend".
-    ``scale`` defaults to 1 / sqrt(d_k): the spread of q.k grows like sqrt(d_k).
+    ``scale`` defaults to 1 / sqrt(d_k): the spread of q.k grows like sqrt(d_k). It must be a finite
+    number >= 0: 0 weighs every key the same, a negative scale (keys ranked backwards) is refused.
+    Inputs so large that q.k overflows their dtype are refused, not turned into nan.
     """
     q, k, v = checks.qkv(q, k, v)
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])  # a Python float keeps float32 inputs float32
+    # a Python float keeps float32 inputs float32
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else checks.scale(scale)
     scores = (q @ np.swapaxes(k, -1, -2)) * scale  # [..., n_q, n_k]
+    checks.finite_scores(scores)
     if mask is not None:
         mask = checks.mask(mask, scores.shape)
         scores = np.where(mask, scores, -np.inf)
@@ -60,13 +63,16 @@ class MHAParams(NamedTuple):
 def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True, dtype=np.float64) -> MHAParams:
     """Random parameters for one block; the shapes do not depend on h (it is only checked).
 
-    dtype=np.float32 halves the memory, for running the block at published model widths.
+    dtype=np.float32 (or "float32") halves the memory, for running the block at published model widths.
     """
     checks.heads(d_model, h)
+    dtype = checks.float_dtype(dtype)
+    # the generator draws float32 and float64 directly; other floats are drawn as float64 and cast
+    drawn = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
     rng = np.random.default_rng(seed)
-    w = rng.standard_normal((4, d_model, d_model), dtype=dtype)
-    w *= dtype(1.0 / np.sqrt(d_model))
-    b = rng.standard_normal((4, d_model), dtype=dtype) * dtype(0.1) if bias else [None] * 4
+    w = rng.standard_normal((4, d_model, d_model), dtype=drawn).astype(dtype, copy=False)
+    w *= dtype.type(1.0 / np.sqrt(d_model))
+    b = (rng.standard_normal((4, d_model), dtype=drawn) * 0.1).astype(dtype, copy=False) if bias else [None] * 4
     return MHAParams(*w, *b)
 
 
@@ -112,6 +118,7 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     v = split_heads(_project(x, params.w_v, params.b_v), h)
     # Each head divides by its own sqrt(d_k).
     scores = (q @ np.swapaxes(k, -1, -2)) / math.sqrt(d_k)
+    checks.finite_scores(scores)  # inputs too large for their dtype overflow here: refused, not nan
     if mask is not None:
         # A [..., n, n] mask gets a unit head axis, to apply to every head.
         mask = checks.mask(mask, scores.shape[:-3] + scores.shape[-2:])

@@ -52,7 +52,11 @@ def tokens(x) -> np.ndarray:
 
 
 def params(p, d_model: int):
-    """Each matrix d_model x d_model, each bias (d_model,) or None; x's width must match."""
+    """An MHAParams: each matrix d_model x d_model, each bias (d_model,) or None; x's width must match."""
+    from .attention import MHAParams  # imported here: attention imports this module
+
+    if not isinstance(p, MHAParams):
+        raise TypeError(f"params must be an MHAParams (see init_params), got {type(p).__name__}")
     fields = {}
     for name in ("w_q", "w_k", "w_v", "w_o"):
         w = _array(getattr(p, name), f"params.{name}")
@@ -80,7 +84,50 @@ def qkv(q, k, v):
         raise ValueError(f"q and k must share their last axis d_k, got {q.shape} and {k.shape}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(f"k and v must have the same number of keys, got {k.shape} and {v.shape}")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q and k have width d_k = 0: shapes {q.shape} and {k.shape}")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k has no keys: shape {k.shape}; every query needs one to attend to")
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the batch axes of q, k, v do not broadcast: "
+                         f"{q.shape[:-2]}, {k.shape[:-2]}, {v.shape[:-2]}") from None
     return q, k, v
+
+
+def scale(s) -> float:
+    """attention's scale: a finite number >= 0. 0 gives every key the same weight (the limit of
+    an infinite temperature); a negative scale would rank the keys backwards, so it is refused."""
+    if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
+        raise TypeError(f"scale must be a finite real number >= 0, got {s!r}")
+    try:
+        f = float(s)  # a Python float keeps float32 inputs float32
+    except OverflowError:  # an int beyond any float
+        f = float("inf")
+    if not (np.isfinite(f) and f >= 0):
+        raise ValueError(f"scale must be a finite real number >= 0, got {s!r}")
+    return f
+
+
+def finite_scores(s: np.ndarray) -> np.ndarray:
+    """Inputs too large for their dtype overflow q.k to inf, which the softmax turns into nan
+    everywhere; refuse them. min and max see inf and nan without a copy of the scores."""
+    if s.size and not (np.isfinite(s.min()) and np.isfinite(s.max())):
+        raise ValueError(f"the attention scores overflowed {s.dtype.name} (q.k is inf or nan): the inputs are "
+                         f"too large for this dtype; scale them down or use float64")
+    return s
+
+
+def float_dtype(dtype) -> np.dtype:
+    """A numpy dtype-like ("float32", np.float32, ...) that names a real floating-point type."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or not np.issubdtype(dt, np.floating):
+        raise TypeError(f"dtype must be a real floating-point dtype such as float32 or float64, got {dtype!r}")
+    return dt
 
 
 def mask(m, shape: tuple[int, ...]) -> np.ndarray:

@@ -150,12 +150,16 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
 }
 
 
+class UnknownValue(KeyError):
+    """No quantity has this name (as opposed to a KeyError raised while computing one)."""
+
+
 def value(name: str) -> float | int:
     """The number called `name`; an unknown name is refused with the known ones listed."""
     try:
         compute = QUANTITIES[name]
     except KeyError:
-        raise KeyError(f"unknown value {name!r}; known values: {', '.join(sorted(QUANTITIES))}") from None
+        raise UnknownValue(f"unknown value {name!r}; known values: {', '.join(sorted(QUANTITIES))}") from None
     v = compute()
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()

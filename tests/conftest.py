@@ -1,6 +1,7 @@
-"""Shared fixtures: one strict build of the whole site per test session."""
+"""Shared fixtures: one strict build of the whole site per test session; a copy of the checkout."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +27,17 @@ def site(tmp_path_factory):
                          env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-4000:]
     return out
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of this checkout (tracked and new files), so a test can edit it freely; removed after."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    copy = tmp_path / "checkout"
+    for rel in filter(None, files):
+        if (ROOT / rel).is_file():
+            (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, copy / rel)
+    yield copy
+    shutil.rmtree(copy, ignore_errors=True)

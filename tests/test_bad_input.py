@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from figures.__main__ import main as figures_cli
+
 from mha_ref import costs, quantities, toy
-from mha_ref.attention import attention, init_params, multi_head_attention, multi_head_attention_loop
+from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BLOCKS = [multi_head_attention, multi_head_attention_loop]
 BLOCK_IDS = ["batched", "loop"]
@@ -193,6 +203,85 @@ def test_attention_non_finite():
         attention(q, k, q)
 
 
+@pytest.mark.parametrize("shapes", [((2, 0), (3, 0), (3, 2)), ((2, 4), (0, 4), (0, 2))], ids=["d_k=0", "no keys"])
+def test_attention_with_no_width_or_no_keys(shapes):
+    q, k, v = (np.ones(s) for s in shapes)
+    with pytest.raises(ValueError, match=r"d_k = 0|k has no keys"):
+        attention(q, k, v)
+
+
+def test_attention_batch_axes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"the batch axes of q, k, v do not broadcast: \(2,\), \(3,\), \(3,\)"):
+        attention(np.ones((2, 4, 5)), np.ones((3, 6, 5)), np.ones((3, 6, 7)))
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf"), -0.5, 10**400, "0.5", True, np.ones(2)],
+                         ids=["nan", "inf", "-inf", "negative", "huge int", "str", "bool", "array"])
+def test_attention_scale_not_a_finite_non_negative_number(scale):
+    q = np.ones((2, 3))
+    with pytest.raises((ValueError, TypeError), match=r"scale must be a finite real number >= 0"):
+        attention(q, q, q, scale=scale)
+
+
+# --- overflow: finite inputs whose scores do not fit the dtype --------------------------------
+
+def _overflowing(dtype, size):
+    p = init_params(8, 2, seed=0, dtype=np.float32)
+    p = type(p)(*(a.astype(dtype) for a in p))
+    x = np.random.default_rng(0).normal(size=(4, 8)).astype(dtype) * dtype(size)
+    return x, p
+
+
+@pytest.mark.parametrize("dtype,size", [(np.float32, 7e19), (np.float16, 735)], ids=["float32", "float16"])
+@pytest.mark.parametrize("block", [multi_head_attention, multi_head_attention_loop, mha_trace],
+                         ids=BLOCK_IDS + ["trace"])
+def test_scores_that_overflow_are_refused_not_nan(block, dtype, size):
+    x, p = _overflowing(dtype, size)
+    assert np.all(np.isfinite(x))
+    with pytest.raises(ValueError, match=r"scores overflowed " + np.dtype(dtype).name), \
+            np.errstate(over="ignore"):  # numpy's own overflow warning may come first
+        block(x, p, 2)
+
+
+def test_attention_scores_that_overflow_are_refused_not_nan():
+    q = np.ones((3, 2), dtype=np.float32) * np.float32(7e19)
+    with pytest.raises(ValueError, match=r"scores overflowed float32"), np.errstate(over="ignore"):
+        attention(q, q, q)
+
+
+def test_large_inputs_that_fit_still_run():
+    x, p = _overflowing(np.float32, 1e15)
+    out, _ = multi_head_attention(x, p, 2)
+    assert np.all(np.isfinite(out))
+
+
+# --- params and dtypes ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+@pytest.mark.parametrize("params", [None, {"w_q": np.eye(8)}, (np.eye(8),) * 4], ids=["None", "dict", "tuple"])
+def test_params_not_mha_params(block, params, x8):
+    with pytest.raises(TypeError, match=r"params must be an MHAParams \(see init_params\), got "):
+        block(x8, params, 2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", np.dtype("float32"), "f4", np.float32])
+def test_init_params_accepts_numpy_dtype_likes(dtype):
+    p = init_params(8, 2, dtype=dtype)
+    assert all(a.dtype == np.float32 for a in p)
+    np.testing.assert_array_equal(p.w_q, init_params(8, 2, dtype=np.float32).w_q)
+
+
+def test_init_params_float16_and_default_float64():
+    assert init_params(8, 2, dtype="float16").w_o.dtype == np.float16
+    assert init_params(8, 2).w_o.dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", ["int32", int, "complex128", "nonsense", object])
+def test_init_params_refuses_dtypes_that_are_not_real_floats(dtype):
+    with pytest.raises(TypeError, match=r"dtype must be a real floating-point dtype"):
+        init_params(8, 2, dtype=dtype)
+
+
 # --- the running example and the quantities ---------------------------------------------------
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan")])
@@ -236,3 +325,113 @@ def test_crossover_context_refuses_bad_d_model(d_model):
 
 def test_multiply_adds_accepts_numpy_integer_n():
     assert costs.multiply_adds(np.int64(4), 8, 2) == costs.multiply_adds(4, 8, 2)
+
+
+# --- the figures CLI (python -m figures) ------------------------------------------------------
+
+def _cli(out: str, cwd: Path, *more: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "figures", "--out", out, "--only", "peak-dip", *more],
+                          cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def _refused_in_one_line(run: subprocess.CompletedProcess, *words: str) -> None:
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    for word in words:
+        assert word in run.stderr, run.stderr
+
+
+def test_cli_out_that_is_a_file(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    _refused_in_one_line(_cli("notes.txt", tmp_path), "notes.txt", "is a file")
+    _refused_in_one_line(_cli("notes.txt/figs", tmp_path), "notes.txt/figs", "cannot create")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_cli_out_that_cannot_be_created():
+    # /proc refuses new folders even to root, so this holds whoever runs the suite
+    _refused_in_one_line(_cli("/proc/mha-figures-test", ROOT), "/proc/mha-figures-test", "cannot create")
+
+
+def test_cli_out_not_writable(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("this user (root) may write into a read-only folder")
+        _refused_in_one_line(_cli(str(locked), tmp_path), "locked", "not writable")
+    finally:
+        locked.chmod(0o755)
+
+
+def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
+    _refused_in_one_line(_cli("", tmp_path), "--out", "empty")
+    _refused_in_one_line(_cli("  ", tmp_path), "--out", "empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
+    assert figures_cli(["--out", str(tmp_path), "--lang", "en,zh,en", "--only", "peak-dip", "peak-dip"]) == 0
+    assert re.search(r"wrote 2 files? to", capsys.readouterr().err)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg")) == \
+        ["en/peak-dip.svg", "zh/peak-dip.svg"]
+
+
+
+# --- the page constructs ----------------------------------------------------------------------
+
+def test_a_value_whose_computation_fails_is_not_called_unknown(monkeypatch):
+    from figures.site import markup
+    monkeypatch.setitem(quantities.QUANTITIES, "broken.key", lambda: {}["missing"])
+    monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.key' failed: KeyError: 'missing'") as e:
+        markup.expand("see {{ value broken.key }}", "en", str, "p.en.md")
+    assert "unknown" not in str(e.value)
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.zero' failed: ZeroDivisionError"):
+        markup.expand("see {{ value broken.zero .2f }}", "en", str, "p.en.md")
+    # a misspelt name is still the unknown one
+    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: unknown value 'brokn'"):
+        markup.expand("see {{ value brokn }}", "en", str, "p.en.md")
+
+
+CODE_PAGE = """# Writing constructs {#constructs}
+
+A page shows {{ value toy.n }} tokens; to write a construct literally, put it in code:
+`{{ value no.such.name }}`, ``a `{{` inside``, or a block:
+
+```markdown
+{{ figure peak-dip }}
+the value {{ value toy.n }} stays as written
+```
+
+~~~~
+{{ figure no-such-figure }}
+```
+{{ table nope }}
+~~~~
+
+- in a list:
+
+    ```
+    {{ references }}
+    ```
+"""
+
+
+def test_constructs_inside_code_are_left_as_written():
+    from figures.site import markup
+    text, placed = markup.expand(CODE_PAGE, "en", str, "constructs.en.md")
+    assert placed == []
+    n = quantities.value("toy.n")
+    assert text == CODE_PAGE.replace("shows {{ value toy.n }} tokens", f"shows {n} tokens")
+
+
+def test_a_figure_inside_code_is_not_numbered(tmp_path):
+    from figures.site import numbering
+    for lang in ("zh", "en"):
+        (tmp_path / f"a.{lang}.md").write_text(f"# a {{#a}}\n\n```\n{{{{ figure peak-dip }}}}\n```\n\n"
+                                               "{{ figure width-slices }}\n", encoding="utf-8")
+    assert list(numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])) == ["width-slices"]

@@ -1,7 +1,7 @@
 """`mkdocs serve` picks up an edit to mha_ref/ or figures/: modules reloaded, figures redrawn."""
 
 import os
-import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -9,7 +9,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +27,7 @@ def _get(url: str) -> str:
         return ""
 
 
-def _wait_for(url: str, needle: str, seconds: float = 90) -> str:
+def _wait_for(url: str, needle: str, seconds: float = 300) -> str:  # a rebuild redraws every figure
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         body = _get(url)
@@ -38,23 +37,27 @@ def _wait_for(url: str, needle: str, seconds: float = 90) -> str:
     raise AssertionError(f"{url} never contained {needle!r}")
 
 
-@pytest.fixture
-def checkout(tmp_path):
-    """A copy of this checkout (tracked and new files), so the test can edit it freely."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tmp_path / rel)
-    return tmp_path
+def _stop(server: subprocess.Popen) -> bool:
+    """Ctrl-C, as a person stops the server (mkdocs then removes its temporary site); kill only if
+    it does not exit in time. True if it exited by itself."""
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout=60)
+        return True
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        return False
 
 
 def test_serve_reloads_edited_modules(checkout):
     port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    temp = checkout / "temp"  # the server's temporary files, to check that it removes them
+    temp.mkdir()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", TMPDIR=str(temp))
+    log = (checkout.parent / "serve.log").open("w")  # a pipe nobody reads could fill and stall the server
     server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}/"
     try:
         _wait_for(base, "2,362,368", seconds=300)  # the first build draws every figure
@@ -77,8 +80,9 @@ def test_serve_reloads_edited_modules(checkout):
             time.sleep(0.5)
         assert _get(base + "en/figures/peak-dip.svg") not in ("", before_svg)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        exited = _stop(server)
+        log.close()
+    assert exited, "mkdocs serve did not stop on Ctrl-C"
+    # jieba (the Chinese search index) keeps a word cache there on purpose; it goes with the copy
+    left = [p.name for p in temp.iterdir() if p.name != "jieba.cache"]
+    assert left == [], f"mkdocs serve left temporary files behind: {left}"

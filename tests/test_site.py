@@ -1,7 +1,10 @@
 """The built site: strict build, language twins, anchors, search, math, and no third-party host."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -305,3 +308,21 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
     (tmp_path / "b.en.md").write_text("# b {#b}\n\n{{ figure blend-rows }}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="b.md: the en page places figures"):
         numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
+
+
+def test_a_page_in_one_language_only_fails_the_build(checkout):
+    (checkout / "docs/extra.zh.md").write_text("# 额外 {#extra}\n\n只有中文。\n", encoding="utf-8")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(checkout / "out")],
+                         cwd=checkout, env=env, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "extra.zh.md has no en twin extra.en.md" in run.stderr, run.stderr[-2000:]
+
+
+def test_untwinned_pages_are_named_in_both_directions(tmp_path):
+    from figures.site.hooks import untwinned_pages
+    for name in ("a.zh.md", "a.en.md", "b.zh.md", "sub/c.en.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("# x {#x}\n", encoding="utf-8")
+    assert untwinned_pages(tmp_path, ["zh", "en"]) == ["b.zh.md has no en twin b.en.md",
+                                                       "sub/c.en.md has no zh twin sub/c.zh.md"]

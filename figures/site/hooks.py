@@ -39,8 +39,20 @@ def on_config(config):
     return config
 
 
+def untwinned_pages(docs_dir: Path, langs: list[str]) -> list[str]:
+    """Every page written in some languages but not all: "extra.zh.md has no en twin extra.en.md"."""
+    stems = {lang: {p.relative_to(docs_dir).as_posix().removesuffix(f".{lang}.md")
+                    for p in docs_dir.rglob(f"*.{lang}.md")} for lang in langs}
+    return [f"{stem}.{lang}.md has no {other} twin {stem}.{other}.md"
+            for lang in langs for stem in sorted(stems[lang]) for other in langs if stem not in stems[other]]
+
+
 def on_pre_build(config):
-    """Number the figures once per build, from the docs sources of every language in nav order."""
+    """Refuse a page missing in a language; number the figures once per build, from the docs
+    sources of every language in nav order."""
+    missing = untwinned_pages(Path(config.docs_dir), config.plugins["i18n"].all_languages)
+    if missing:
+        raise PluginError("every page is written in every language: " + "; ".join(missing))
     numbering = importlib.import_module("figures.site.numbering")
     try:
         numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages)

@@ -15,6 +15,9 @@
                                (published-models, head-count), with its source linked, or toy-head-roles
                                (the running example's heads measured as Voita et al. do, mha_ref.roles)
 
+Inside fenced code blocks (``` or ~~~) and `code spans` nothing is expanded: that is how a page
+writes a construct, or a literal {{, as it is.
+
 This is the only place that knows how a figure becomes HTML; later features (downloads,
 citation, provenance) are added here without touching the pages.
 """
@@ -38,6 +41,10 @@ VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|dow
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
 LEFTOVER = re.compile(r"\{\{.{0,40}")
+# a fence opens a code block on a line of its own (a ``` fence's info string has no backquote)
+FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
+# a run of backquotes, then the shortest text up to a run of the same length, within a paragraph
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
     "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧",
@@ -49,6 +56,39 @@ WORDS = {
 
 class MarkupError(ValueError):
     """A construct names something that does not exist; the message says what and where."""
+
+
+def _code(text: str) -> list[tuple[int, int]]:
+    """Where text is code, as (start, end) offsets: fenced blocks, then code spans between them."""
+    blocks, pos, opened = [], 0, None  # opened: (fence, start) of the block being read
+    for line in text.splitlines(keepends=True):
+        m = FENCE.match(line)
+        if opened is None and m:
+            opened = (m[1], pos)
+        elif opened and m and m[1][0] == opened[0][0] and len(m[1]) >= len(opened[0]) and not line[m.end():].strip():
+            blocks.append((opened[1], pos + len(line.rstrip("\r\n"))))
+            opened = None
+        pos += len(line)
+    if opened:  # an unclosed fence runs to the end
+        blocks.append((opened[1], len(text)))
+    spans, prose_start = [], 0
+    for start, end in [*blocks, (len(text), len(text))]:
+        spans += [m.span() for m in CODE_SPAN.finditer(text, prose_start, start)]
+        spans.append((start, end))
+        prose_start = end
+    return spans
+
+
+def outside_code(pattern: re.Pattern, text: str) -> list[re.Match]:
+    """pattern's matches that do not start inside code."""
+    code = _code(text)
+    return [m for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in code)]
+
+
+def _sub(pattern: re.Pattern, replace: Callable[[re.Match], str], text: str) -> str:
+    """pattern.sub, leaving matches inside code as written."""
+    keep = {m.start() for m in pattern.finditer(text)} - {m.start() for m in outside_code(pattern, text)}
+    return pattern.sub(lambda m: m[0] if m.start() in keep else replace(m), text)
 
 
 def format_value(v, spec: str | None, direction: str | None = None) -> str:
@@ -65,15 +105,17 @@ def _printed(m: re.Match, where: str) -> tuple[float | int, str]:
     """One value construct: the unrounded number and the text printed for it."""
     try:
         v = quantities.value(m["name"])
-    except KeyError as e:
+    except quantities.UnknownValue as e:
         raise MarkupError(f"{where}: {e.args[0]}") from None
+    except Exception as e:  # a KeyError here is a bug in the computation, not a misspelt name
+        raise MarkupError(f"{where}: the value {m['name']!r} failed: {type(e).__name__}: {e}") from e
     return v, format_value(v, m["spec"], m["direction"])
 
 
 def bound_problems(text: str, where: str) -> list[str]:
     """Every value construct of `text` that breaks the bound rule (bounds.problem), as messages."""
     found = []
-    for m in VALUE.finditer(text):
+    for m in outside_code(VALUE, text):
         v, printed = _printed(m, where)
         bound = bounds.bound_word(text[:m.start()], text[m.end():])
         message = bounds.problem(bound, m["name"], v, printed, m["direction"], where, m["spec"] or ".2f")
@@ -86,7 +128,7 @@ def expand_values(text: str, where: str) -> str:
     problems = bound_problems(text, where)
     if problems:
         raise MarkupError("\n".join(problems))
-    return VALUE.sub(lambda m: _printed(m, where)[1], text)
+    return _sub(VALUE, lambda m: _printed(m, where)[1], text)
 
 
 def caption(fig_id: str, lang: str, where: str = "") -> str:
@@ -272,12 +314,12 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
             raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
         return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page) + "\n"
 
-    text = FIGURE.sub(one_figure, text)
-    text = REFERENCES.sub(lambda m: references_markdown(), text)
-    text = TABLE.sub(lambda m: table_markdown(m["name"], lang, where), text)
+    text = _sub(FIGURE, one_figure, text)
+    text = _sub(REFERENCES, lambda m: references_markdown(), text)
+    text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
     text = expand_values(text, where)
-    leftover = LEFTOVER.search(text)
+    leftover = outside_code(LEFTOVER, text)
     if leftover:  # a typo, or a block construct written inside a paragraph
-        raise MarkupError(f"{where}: unknown or misplaced construct {leftover.group(0)!r}; "
+        raise MarkupError(f"{where}: unknown or misplaced construct {leftover[0].group(0)!r}; "
                           "use figure, table or references on a line of their own, or value")
     return text, placed

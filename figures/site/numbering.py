@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .markup import FIGURE, MarkupError
+from .markup import FIGURE, MarkupError, outside_code
 
 FRONT = "index.md"
 TITLE = re.compile(r"^# (?P<title>.+?)(?:\s*\{#[^}]*\})?\s*$", re.M)
@@ -45,7 +45,7 @@ def _source(docs_dir: Path, page: str, lang: str) -> str:
 
 def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
     """The figure ids a page places, in order; its twins in every language must agree."""
-    placed = {lang: [m["id"] for m in FIGURE.finditer(_source(docs_dir, page, lang))] for lang in langs}
+    placed = {lang: [m["id"] for m in outside_code(FIGURE, _source(docs_dir, page, lang))] for lang in langs}
     first = placed[langs[0]]
     for lang in langs[1:]:
         if placed[lang] != first:
