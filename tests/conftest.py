@@ -20,7 +20,14 @@ def figure_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
+def checked_frames(figure_cache):
+    """Every frame drawn once, checked, and its SVG cached for the build (tests/frame_checks.py)."""
+    from frame_checks import check_all
+    return check_all()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, checked_frames):
     out = tmp_path_factory.mktemp("build") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,

@@ -1,23 +1,19 @@
 """Every registered figure renders every frame in both languages, with every glyph from the face
 it asks for, identically."""
 
-import os
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
-from matplotlib import font_manager
-from matplotlib.text import Text
 
 import figures
-import figures.render
 from figures import registry
 from figures.render import FigureError, Frame, frames, render
 from figures.site import markup
 from figures.style import to_bytes
+from frame_checks import ONE_WITH_PLURAL
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
@@ -37,66 +33,16 @@ def test_unknown_figure_id_is_named():
         registry.get("no-such-figure")
 
 
-@pytest.fixture
-def drawn(monkeypatch):
-    """The Figures that render() serialises, caught on their way to to_bytes."""
-    figs = []
-    monkeypatch.setattr(figures.render, "to_bytes", lambda fig, fmt="svg": figs.append(fig) or to_bytes(fig, fmt))
-    return figs
-
-
-def _texts(fig) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def _weight(w) -> int:
-    return font_manager.weight_dict[w] if isinstance(w, str) else int(w)
-
-
-def _fallbacks(text: Text) -> list[str]:
-    """Each family the text asks for must resolve to a face of that family in the weight and style
-    asked: matplotlib otherwise quietly draws the nearest face (e.g. Regular for bold)."""
-    prop, found = text.get_fontproperties(), []
-    for family in prop.get_family():
-        asked = prop.copy()
-        asked.set_family(family)
-        try:
-            path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
-        except ValueError:
-            found.append(f"{text.get_text()!r}: no face of family {family!r}")
-            continue
-        faces = [f for f in font_manager.fontManager.ttflist
-                 if (os.path.realpath(f.fname), f.index) == (os.path.realpath(path), path.face_index)]
-        if not any(f.name == family and _weight(f.weight) == _weight(asked.get_weight())
-                   and f.style == asked.get_style() for f in faces):
-            got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
-            found.append(f"{text.get_text()!r} asks for {family} {asked.get_weight()} {asked.get_style()}, "
-                         f"gets {got} ({Path(path).name})")
-    return found
-
-
-def _outside_math(text: str) -> str:
-    return re.sub(r"\$[^$]*\$", "", text)
-
-
-# "1 heads", "1 columns": a count of one with a plural noun (the English text only)
-ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
-
-
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
-def test_frame_renders_every_glyph_from_the_face_it_asks_for(frame, lang, drawn):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        svg = render(frame, lang, "svg")
-    missing = [str(w.message) for w in caught if "missing" in str(w.message).lower()]
-    assert not missing, missing
-    texts = _texts(drawn[0])
-    assert not [msg for t in texts for msg in _fallbacks(t)]
-    # symbols are mathtext ($d_k$), never raw underscores
-    assert not [t.get_text() for t in texts if "_" in _outside_math(t.get_text())]
-    if lang == "en":
-        assert not [t.get_text() for t in texts if ONE_WITH_PLURAL.search(_outside_math(t.get_text()))]
+def test_frame_renders_every_glyph_from_the_face_it_asks_for(frame, lang, checked_frames):
+    checked = checked_frames[frame, lang]  # drawn once for the session, in a pool
+    assert checked.svg is not None, checked.error
+    assert not checked.missing, checked.missing
+    assert not checked.fallbacks, checked.fallbacks
+    assert not checked.underscores, checked.underscores  # symbols are mathtext ($d_k$), never raw underscores
+    assert not checked.plurals, checked.plurals
+    svg = checked.svg
     assert svg.startswith(b"<?xml") and b"<svg" in svg
     assert b"<dc:date>" not in svg  # no date: two builds give the same bytes
     assert b"<text" not in svg  # glyphs are paths: the reader needs no font
@@ -162,19 +108,30 @@ def test_a_broken_figure_is_named(monkeypatch):
         render(Frame("peak-dip", None, None), "zh")
 
 
-# every figure as SVG (what the site serves); PDF and PNG on two figures, to keep the suite quick.
-# Run a draws one frame after another in one process, run b in a pool of processes: same bytes.
-@pytest.mark.parametrize("fmt, only", [("svg", registry.ORDER), ("pdf", ("peak-dip", "width-slices")),
-                                       ("png", ("peak-dip", "width-slices"))])
-def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt, only):
-    for run, jobs in (("a", "1"), ("b", "2")):
-        subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path / run), "--format", fmt,
-                        "--no-cache", "--jobs", jobs, "--only", *only], cwd=ROOT, check=True, capture_output=True)
-    a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob(f"*.{fmt}"))
-    b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob(f"*.{fmt}"))
-    assert a == b and len(a) == 2 * sum(len(frames(f)) for f in only)
-    for rel in a:
-        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+# Drawn again in other processes, every figure gives the same bytes: as SVG, by the CLI in a pool,
+# against the site's files (drawn by the session's first pool, so the CLI and the site agree too);
+# as PDF and PNG on two figures (to keep the suite quick), by the CLI in one process against this one.
+def test_the_cli_draws_the_bytes_the_site_serves(tmp_path, site):
+    subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path), "--no-cache"],
+                   cwd=ROOT, check=True, capture_output=True)
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg"))
+    assert written == sorted(f"{lang}/{f.path('svg')}" for lang in ("zh", "en") for f in ALL_FRAMES)
+    for rel in written:
+        lang, path = rel.split("/", 1)
+        served = site / ("" if lang == "zh" else "en") / "figures" / path
+        assert (tmp_path / rel).read_bytes() == served.read_bytes(), rel
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "png"])
+def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt):
+    only = ("peak-dip", "width-slices")
+    subprocess.run([sys.executable, "-m", "figures", "--out", str(tmp_path), "--format", fmt,
+                    "--no-cache", "--jobs", "1", "--only", *only], cwd=ROOT, check=True, capture_output=True)
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob(f"*.{fmt}"))
+    expected = {f"{lang}/{f.path(fmt)}": (f, lang) for lang in ("zh", "en") for fig_id in only for f in frames(fig_id)}
+    assert written == sorted(expected)
+    for rel in written:
+        assert (tmp_path / rel).read_bytes() == render(*expected[rel], fmt), rel
 
 
 def test_cli_refuses_unknown_id_and_format(tmp_path):

@@ -1,0 +1,106 @@
+"""Every frame of every figure drawn once per session, in a pool, and read as it is drawn: the
+glyph, symbol and plural checks of the Figure, and the SVG it becomes. The SVGs go into the
+session's figure cache, so the site build that follows draws nothing again."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+from unittest import mock
+
+from matplotlib import font_manager
+from matplotlib.text import Text
+
+import figures.render
+from figures import registry
+from figures.cache import from_env
+from figures.render import Frame, cores, plan, render
+from figures.style import LANGS, to_bytes
+
+# "1 heads", "1 columns": a count of one with a plural noun (the English text only)
+ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
+
+
+class Checked(NamedTuple):
+    svg: bytes | None  # None: the frame failed to draw (error says why)
+    error: str
+    missing: list[str]  # matplotlib's warnings of glyphs missing from a font
+    fallbacks: list[str]  # texts drawn from another face than the one they ask for
+    underscores: list[str]  # texts with a raw underscore outside $...$
+    plurals: list[str]  # English texts with "1 heads"
+
+
+def texts(fig) -> list[Text]:
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _weight(w) -> int:
+    return font_manager.weight_dict[w] if isinstance(w, str) else int(w)
+
+
+def fallbacks(text: Text) -> list[str]:
+    """Each family the text asks for must resolve to a face of that family in the weight and style
+    asked: matplotlib otherwise quietly draws the nearest face (e.g. Regular for bold)."""
+    prop, found = text.get_fontproperties(), []
+    for family in prop.get_family():
+        asked = prop.copy()
+        asked.set_family(family)
+        try:
+            path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
+        except ValueError:
+            found.append(f"{text.get_text()!r}: no face of family {family!r}")
+            continue
+        faces = [f for f in font_manager.fontManager.ttflist
+                 if (os.path.realpath(f.fname), f.index) == (os.path.realpath(path), path.face_index)]
+        if not any(f.name == family and _weight(f.weight) == _weight(asked.get_weight())
+                   and f.style == asked.get_style() for f in faces):
+            got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
+            found.append(f"{text.get_text()!r} asks for {family} {asked.get_weight()} {asked.get_style()}, "
+                         f"gets {got} ({Path(path).name})")
+    return found
+
+
+def outside_math(text: str) -> str:
+    return re.sub(r"\$[^$]*\$", "", text)
+
+
+def check(task: tuple[Frame, str]) -> Checked:
+    """render() one frame as SVG, reading the Figure it serialises on its way to to_bytes."""
+    frame, lang = task
+    drawn = []
+    with warnings.catch_warnings(record=True) as caught, \
+            mock.patch.object(figures.render, "to_bytes", lambda fig, fmt="svg": drawn.append(fig) or to_bytes(fig, fmt)):
+        warnings.simplefilter("always")
+        try:
+            svg = render(frame, lang, "svg")
+        except Exception as e:
+            return Checked(None, f"{type(e).__name__}: {e}", [], [], [], [])
+    words = [t.get_text() for t in texts(drawn[0])]
+    return Checked(
+        svg, "",
+        missing=[str(w.message) for w in caught if "missing" in str(w.message).lower()],
+        fallbacks=[msg for t in texts(drawn[0]) for msg in fallbacks(t)],
+        underscores=[w for w in words if "_" in outside_math(w)],
+        plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
+    )
+
+
+def check_all() -> dict[tuple[Frame, str], Checked]:
+    """check() every frame in both languages, one process per core, and cache each SVG drawn."""
+    tasks = [(frame, lang) for lang in LANGS for frame in plan()]
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(cores(), mp_context=context) as pool:
+        checked = dict(zip(tasks, pool.map(check, tasks, chunksize=4)))
+    cache = from_env()
+    if cache is not None:
+        modules = sorted({registry.module_name(f.fig_id) for f, _ in tasks})
+        digest = dict(zip(modules, cache.digests(modules)))
+        for (frame, lang), c in checked.items():
+            if c.svg is not None:
+                cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, "svg"), c.svg)
+    return checked
