@@ -13,11 +13,8 @@ from typing import Any, NamedTuple
 
 from . import registry
 from .cache import FigureCache
+from .registry import FigureError
 from .style import FORMATS, LANGS, to_bytes
-
-
-class FigureError(RuntimeError):
-    """A figure failed to draw; the message names the figure, language and frame."""
 
 
 class Frame(NamedTuple):
@@ -44,22 +41,36 @@ def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
         raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
     if fmt not in FORMATS:
         raise ValueError(f"unknown figure format {fmt!r}; use one of {FORMATS}")
-    where = f"figure {frame.fig_id!r} ({lang}" + (f", frame {frame.slug}" if frame.slug else "") + ")"
     try:
-        fig = registry.get(frame.fig_id).draw(lang, frame.value)
+        mod = registry.get(frame.fig_id)
+    except FigureError as e:
+        raise e.at(lang, frame.slug) from None
+    try:
+        fig = mod.draw(lang, frame.value)
+        if fig is None or not hasattr(fig, "savefig"):
+            raise TypeError(f"draw() must return a matplotlib Figure, got {fig!r}")
+        return to_bytes(fig, fmt)
     except Exception as e:
-        raise FigureError(f"{where} failed to draw: {type(e).__name__}: {e}") from e
-    if fig is None or not hasattr(fig, "savefig"):
-        raise FigureError(f"{where}: draw() must return a matplotlib Figure, got {fig!r}")
-    return to_bytes(fig, fmt)
+        raise FigureError.caught(e, frame.fig_id, lang, frame.slug, "draw") from e
 
 
-def plan(ids: Iterable[str] | None = None) -> list[Frame]:
-    """Every frame of the chosen figures (all registered ones by default), in site order."""
+def plan(ids: Iterable[str] | None = None, broken: list[FigureError] | None = None) -> list[Frame]:
+    """Every frame of the chosen figures (all registered ones by default), in site order.
+
+    A figure that fails to import raises FigureError, or with `broken` is left out and added there.
+    """
     chosen = registry.ORDER if ids is None else list(ids)
+    importable = []
     for fig_id in chosen:
-        registry.get(fig_id)  # refuse an unknown id before drawing anything
-    return [f for fig_id in chosen for f in frames(fig_id)]
+        try:
+            registry.get(fig_id)  # refuse an unknown id before drawing anything
+        except FigureError as e:
+            if broken is None:
+                raise
+            broken.append(e)
+            continue
+        importable.append(fig_id)
+    return [f for fig_id in importable for f in frames(fig_id)]
 
 
 def cores() -> int:
@@ -70,21 +81,24 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None) -> Iterator[bytes]:
+def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None,
+                keep_going: bool = False) -> Iterator[bytes | FigureError]:
     """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core.
 
     Every frame starts from the same settings (style.setup), so a frame's bytes do not depend on
     which process drew it or what it drew before: the same bytes as drawing them one by one.
+    A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place.
     """
+    task_fn = _render_or_error if keep_going else _render_task
     jobs = min(jobs or cores(), len(tasks))
     if jobs <= 1:
-        yield from (render(*task) for task in tasks)
+        yield from (task_fn(task) for task in tasks)
         return
     # fork: the workers start with matplotlib and the figures already imported
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ProcessPoolExecutor(jobs, mp_context=context)
     try:
-        yield from pool.map(_render_task, tasks)
+        yield from pool.map(task_fn, tasks)
     finally:  # after a failure, do not wait for the frames still queued
         pool.shutdown(cancel_futures=True)
 
@@ -93,17 +107,28 @@ def _render_task(task: tuple[Frame, str, str]) -> bytes:
     return render(*task)
 
 
+def _render_or_error(task: tuple[Frame, str, str]) -> bytes | FigureError:
+    try:
+        return render(*task)
+    except FigureError as e:
+        return e
+
+
 class Rendered(NamedTuple):
     frame: Frame
     lang: str
     fmt: str
-    data: bytes
+    data: bytes | None  # None when the frame failed
     drawn: bool  # False: taken from the cache
+    error: FigureError | None = None
 
 
-def _tasks(langs, ids, formats, cache: FigureCache | None) -> tuple[list[tuple[Frame, str, str]], list]:
-    """Every (frame, lang, fmt) of the chosen figures, in site order, and its file in the cache."""
-    chosen = plan(ids)
+def _tasks(langs, ids, formats, cache: FigureCache | None,
+           broken: list[FigureError] | None = None) -> tuple[list[tuple[Frame, str, str]], list]:
+    """Every (frame, lang, fmt) of the chosen figures, in site order, and its file in the cache.
+
+    broken: as in plan()."""
+    chosen = plan(ids, broken)
     tasks = [(frame, lang, fmt) for lang in langs for frame in chosen for fmt in formats]
     if cache is None:
         return tasks, [None] * len(tasks)
@@ -114,20 +139,30 @@ def _tasks(langs, ids, formats, cache: FigureCache | None) -> tuple[list[tuple[F
 
 
 def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
-                 cache: FigureCache | None = None, jobs: int | None = None) -> Iterator[Rendered]:
+                 cache: FigureCache | None = None, jobs: int | None = None,
+                 keep_going: bool = False) -> Iterator[Rendered]:
     """Every frame of the chosen figures in each language and format, in site order.
 
     With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
-    others are drawn in a process pool (render_many) and stored as they arrive.
+    others are drawn in a process pool (render_many) and stored as they arrive. A failure raises
+    FigureError; with `keep_going` it comes as a Rendered with `error` set instead (first those of
+    figures that failed to import, one per language, then every frame that failed to draw).
     """
-    tasks, paths = _tasks(langs, ids, formats, cache)
+    langs = list(langs)
+    broken: list[FigureError] | None = [] if keep_going else None
+    tasks, paths = _tasks(langs, ids, formats, cache, broken)
+    for e in broken or ():
+        yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.get(path) for path in paths]
-    fresh = render_many([task for task, data in zip(tasks, found) if data is None], jobs)
+    fresh = render_many([task for task, data in zip(tasks, found) if data is None], jobs, keep_going)
     for task, path, data in zip(tasks, paths, found):
         if data is not None:
             yield Rendered(*task, data, drawn=False)
             continue
         data = next(fresh)
+        if isinstance(data, FigureError):
+            yield Rendered(*task, None, drawn=True, error=data)
+            continue
         if path is not None:
             cache.put(path, data)
         yield Rendered(*task, data, drawn=True)
@@ -136,12 +171,15 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
 
 
 def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
-               formats: Iterable[str] = ("svg",), jobs: int | None = None) -> int:
-    """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn."""
-    tasks, paths = _tasks(langs, ids, formats, cache)
+               formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False) -> int:
+    """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
+
+    keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
+    tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
-    for (task, path), data in zip(missing, render_many([task for task, _ in missing], jobs)):
-        cache.put(path, data)
+    for (task, path), data in zip(missing, render_many([task for task, _ in missing], jobs, keep_going)):
+        if not isinstance(data, FigureError):
+            cache.put(path, data)
     if missing:
         cache.prune()
     return len(missing)

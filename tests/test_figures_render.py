@@ -185,7 +185,6 @@ def test_value_construct_prints_computed_numbers():
 
 
 def test_captions_type_no_number_by_hand():
-    import re
     from prose_rules import prose
     for fig_id in figures.ORDER:
         mod = registry.get(fig_id)

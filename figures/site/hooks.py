@@ -7,10 +7,13 @@ config; `config.plugins["i18n"].current_language` says which one is running.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import posixpath
 import re
+import shutil
 import sys
+import traceback
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -21,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 OUR_PACKAGES = ("mha_ref", "figures")
 # figure id -> numbering.FigureNumber, set at the start of each build for its pages to read
 _figure_numbers: dict = {}
+# True under `mkdocs serve` (on_startup): a failed figure is shown as an error card, not fatal
+_serving = False
+log = logging.getLogger("mkdocs.plugins.figures")
 
 
 def _lang(config) -> str:
@@ -36,6 +42,7 @@ def on_config(config):
     for name in [m for m in sys.modules if m.split(".")[0] in OUR_PACKAGES]:
         del sys.modules[name]
     importlib.invalidate_caches()
+    _show_figure_failures(config)
     return config
 
 
@@ -91,7 +98,7 @@ def on_page_markdown(markdown, page, config, files):
 
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry)
+        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving)
     except markup.MarkupError as e:
         raise PluginError(str(e)) from e
     return text
@@ -108,3 +115,53 @@ def on_page_content(html, page, config, files):
         raise PluginError(str(e)) from e
     title = PERMALINK_TITLE.get(_lang(config))
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
+
+
+# mkdocs serve: a broken edit never leaves the server hanging.
+# mkdocs 1.6's serve loop, when a rebuild raises, prints the traceback and never marks a build
+# as finished, so every request waits for ever (livereload's _visible_epoch stays behind
+# _wanted_epoch). A figure that fails is therefore shown as an error card (figures/site/cards.py),
+# and a rebuild that fails anyway (a syntax error in mha_ref, say) is logged with its file and line
+# while the last good site stays served.
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
+
+def _show_figure_failures(config) -> None:
+    """Tell the gen-files script (which reads this config) whether a failed figure is a card."""
+    config["show_figure_failures"] = _serving
+
+
+def on_serve(server, config, builder):
+    server.builder = _keeping_last_good_site(server.builder, Path(config.site_dir))
+    return server
+
+
+def _keeping_last_good_site(build, site_dir: Path):
+    """`build`, run on an empty site folder; if it fails, the last good site is put back and served."""
+    last_good = site_dir.with_name(site_dir.name + "-last-good")
+
+    def rebuild():
+        shutil.rmtree(last_good, ignore_errors=True)
+        site_dir.rename(last_good)
+        site_dir.mkdir()
+        built = False
+        try:
+            build()
+            built = True
+        except Exception as e:
+            try:
+                where = importlib.import_module("figures.registry").located(e)
+            except Exception:  # figures/registry.py itself may be what is broken
+                where = f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
+            log.error(f"The rebuild failed{where}: {type(e).__name__}: {e}. Still serving the last good site.\n"
+                      + "".join(traceback.format_exception(e)[-12:]))
+        finally:
+            if built:
+                shutil.rmtree(last_good)
+            else:
+                shutil.rmtree(site_dir, ignore_errors=True)
+                last_good.rename(site_dir)
+    return rebuild

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from mha_ref import models, quantities
 
 from .. import registry
-from ..render import frames
-from . import bounds
+from ..render import FigureError, frames
+from . import bounds, cards
 
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|down)\b)[^\s}]+))?"
@@ -176,13 +176,18 @@ def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | N
 
 
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
-                where: str = "", home=None, page: str | None = None) -> str:
+                where: str = "", home=None, page: str | None = None, show_failures: bool = False) -> str:
     """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link;
-    `home` and `page` as in `_number_markup`."""
+    `home` and `page` as in `_number_markup`. A figure that fails to import raises FigureError, or
+    with `show_failures` (mkdocs serve) is an error card in its place."""
     try:
         mod = registry.get(fig_id)
     except KeyError as e:
         raise MarkupError(f"{where}: {e.args[0]}") from None
+    except FigureError as e:
+        if not show_failures:
+            raise
+        return cards.figure_html(e.at(lang))
     words = WORDS[lang]
     control = mod.CONTROL
     cap = caption(fig_id, lang, where)
@@ -289,11 +294,12 @@ def table_markdown(name: str, lang: str, where: str) -> str:
 
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
-           page: str | None = None) -> tuple[str, list[str]]:
+           page: str | None = None, show_failures: bool = False) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
+    show_failures: as in figure_html.
     """
     placed: list[str] = []
 
@@ -312,7 +318,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
             number = home.number
         else:
             raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
-        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page) + "\n"
+        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures) + "\n"
 
     text = _sub(FIGURE, one_figure, text)
     text = _sub(REFERENCES, lambda m: references_markdown(), text)

@@ -1,0 +1,171 @@
+"""A broken edit never hangs `mkdocs serve`, and `mkdocs build --strict` names what broke first.
+
+Each test edits a copy of the checkout, never this one; servers are stopped with SIGINT (as
+Ctrl-C does) and their copy is removed.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")  # the session's figure cache (conftest) included
+
+# width-slices' frame h4 fails to draw in English only; its other frames and languages still draw
+DRAW = "def draw(lang: str, h: int):\n"
+BROKEN_DRAW = DRAW + '    if lang == "en" and h == 4:\n        raise ZeroDivisionError("broken on purpose")\n'
+CONTROL = "CONTROL = heads_control("
+BROKEN_CONTROL = "CONTROL = 1 / 0 or heads_control("
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def _wait_until(check, what: str, seconds: float = 240):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"never happened within {seconds} s: {what}")
+
+
+def _wait_for(url: str, needle: str, seconds: float = 240) -> str:
+    return _wait_until(lambda: (lambda body: body if needle in body else "")(_get(url)), f"{url} contains {needle!r}",
+                       seconds)
+
+
+def _page(body: str) -> str:
+    """A served page without the live-reload script's build stamps."""
+    return re.sub(r"livereload\(\d+, \d+\)", "livereload()", body)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{path.name} no longer contains {old!r}"
+    path.write_text(text.replace(old, new))
+
+
+@pytest.fixture
+def copy():
+    """A copy of this checkout (tracked and new files), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="mha-serve-errors-"))
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        if (ROOT / rel).is_file():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, folder / rel)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def serve(copy):
+    """`mkdocs serve` in the copy, after its first build: (base url, a function giving its log so far)."""
+    port, log = _free_port(), copy / "serve.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                  cwd=copy, env=ENV, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_for(base, "the cat ate and it ran", seconds=400)  # the first build draws what the cache lacks
+        yield base, lambda: log.read_text(errors="replace")
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, serve):
+    base, log = serve
+    figure = copy / "figures/width_slices.py"
+    good_h4 = _wait_for(base + "en/figures/width-slices/h4.svg", "<svg")
+    # a frame that fails to draw: its image is the card, naming figure, language and frame
+    _edit(figure, DRAW, BROKEN_DRAW)
+    card = _wait_for(base + "en/figures/width-slices/h4.svg", "failed to draw")
+    assert "figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose" in card
+    assert "figures/width_slices.py, line" in card and 'raise ZeroDivisionError(&quot;broken on purpose&quot;)' in card
+    page = _get(base + "en/slicing-the-width/")
+    assert 'src="../figures/width-slices/h4.svg"' in page  # the card sits where the frame goes
+    # the rest keeps serving: the other frames, the other language, the other pages
+    assert "failed" not in _get(base + "en/figures/width-slices/h2.svg")
+    assert _get(base + "figures/width-slices/h4.svg") not in ("", card)
+    assert "the cat ate and it ran" in _get(base + "en/")
+    # a figure that fails to import (its CONTROL): an HTML card where the figure goes, on every page
+    _edit(figure, CONTROL, BROKEN_CONTROL)
+    page = _wait_for(base + "en/slicing-the-width/", "failed to import")
+    assert "figure &#x27;width-slices&#x27; (en, every frame) failed to import: ZeroDivisionError" in page
+    assert 'id="fig-width-slices"' in page and "figures/width_slices.py, line" in page
+    assert "(zh, every frame) failed to import" in _get(base + "slicing-the-width/")
+    assert "fig-peak-dip" in _get(base + "en/one-head-blends/")
+    # the fix reloads: the frame is drawn again
+    _edit(figure, BROKEN_CONTROL, CONTROL)
+    _edit(figure, BROKEN_DRAW, DRAW)
+    _wait_until(lambda: _get(base + "en/figures/width-slices/h4.svg") == good_h4, "the fixed frame is served")
+    assert "failed to" not in _get(base + "en/slicing-the-width/")
+    assert "shown as an error card: figure 'width-slices' (en, frame h4)" in log()
+
+
+def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):
+    base, log = serve
+    good = _page(_get(base + "en/"))
+    toy = copy / "mha_ref/toy.py"
+    source = toy.read_text()
+    toy.write_text(source + "\ndef broken(:\n    pass\n")
+    line = source.count("\n") + 2
+    _wait_until(lambda: "The rebuild failed" in log(), "the server logs the failed rebuild")
+    assert f"The rebuild failed (mha_ref/toy.py, line {line}): SyntaxError" in log()
+    assert "Still serving the last good site." in log()
+    # every request is answered at once, with the last good site
+    for url in (base + "en/", base, base + "en/figures/peak-dip.svg", base + "search/search_index.json"):
+        started = time.monotonic()
+        assert _get(url), url
+        assert time.monotonic() - started < 5, url
+    assert _page(_get(base + "en/")) == good
+    # and the fix rebuilds
+    seen = len(log())
+    toy.write_text(source)
+    _wait_until(lambda: "Reloading browsers" in log()[seen:] and "The rebuild failed" not in log()[seen:],
+                "the fixed rebuild finishes")
+    assert _page(_get(base + "en/")) == good
+
+
+@pytest.mark.parametrize("old, new, first_line", [
+    (DRAW, BROKEN_DRAW, "figure 'width-slices' (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose"),
+    (CONTROL, BROKEN_CONTROL, "figure 'width-slices' (every language, every frame) failed to import: ZeroDivisionError"),
+])
+def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new, first_line):
+    _edit(copy / "figures/width_slices.py", old, new)
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(copy / "site")],
+                         cwd=copy, env=ENV, capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0
+    errors = [line for line in run.stderr.splitlines() if not line.startswith("INFO")]
+    assert errors[0].startswith("ERROR") and first_line in errors[0], run.stderr[-3000:]
+    assert "figures/width_slices.py, line" in errors[0]
+    assert "Traceback (most recent call last)" in run.stderr  # after the line, not before it
