@@ -42,7 +42,7 @@ def _stop(server: subprocess.Popen) -> bool:
     it does not exit in time. True if it exited by itself."""
     server.send_signal(signal.SIGINT)
     try:
-        server.wait(timeout=60)
+        server.wait(timeout=300)  # a rebuild still under way finishes first
         return True
     except subprocess.TimeoutExpired:
         server.kill()
