@@ -2,32 +2,15 @@
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-
-import urllib.request
 from pathlib import Path
 
 import pytest
-
+from serving import free_port as _free_port, get as _get
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str) -> str:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.read().decode("utf-8")
-    except OSError:
-        return ""
 
 
 def _wait_for(url: str, needle: str, seconds: float = 300) -> str:  # a rebuild redraws every figure

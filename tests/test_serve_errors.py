@@ -8,15 +8,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from serving import free_port as _free_port, get as _get
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")  # the session's figure cache (conftest) included
@@ -26,20 +26,6 @@ DRAW = "def draw(lang: str, h: int):\n"
 BROKEN_DRAW = DRAW + '    if lang == "en" and h == 4:\n        raise ZeroDivisionError("broken on purpose")\n'
 CONTROL = "CONTROL = heads_control("
 BROKEN_CONTROL = "CONTROL = 1 / 0 or heads_control("
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str) -> str:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.read().decode("utf-8")
-    except OSError:
-        return ""
 
 
 def _wait_until(check, what: str, seconds: float = 240):
