@@ -160,7 +160,12 @@ def value(name: str) -> float | int:
         compute = QUANTITIES[name]
     except KeyError:
         raise UnknownValue(f"unknown value {name!r}; known values: {', '.join(sorted(QUANTITIES))}") from None
-    v = compute()
-    if isinstance(v, (np.integer, np.floating)):
-        v = v.item()
-    return v
+    if compute not in _computed:  # keyed by the function, so replacing an entry recomputes it
+        v = compute()
+        _computed[compute] = v.item() if isinstance(v, (np.integer, np.floating)) else v
+    return _computed[compute]
+
+
+# Each number is computed once per process: a build asks for many of them on every page, caption
+# and bound check. `mkdocs serve` re-imports this module after an edit, which empties it.
+_computed: dict[Callable[[], object], float | int] = {}

@@ -29,6 +29,8 @@ that neither rule ranks first, and for the query `and` it does (see blend_top_ke
 
 from __future__ import annotations
 
+import functools
+
 from typing import NamedTuple
 
 import numpy as np
@@ -120,8 +122,20 @@ def params(w_o_mix: float = 1.0) -> MHAParams:
 
 
 def trace(w_o_mix: float = 1.0):
-    """The running example's full forward pass (see attention.MHATrace)."""
-    return mha_trace(inputs(), params(w_o_mix), H)
+    """The running example's full forward pass (see attention.MHATrace), computed once per mix.
+
+    Every page value and figure reads it, thousands of times per build; its arrays are read-only,
+    so a caller that tried to change the shared copy would get an error, not a wrong figure.
+    """
+    return _trace(float(w_o_mix))
+
+
+@functools.cache
+def _trace(w_o_mix: float):
+    t = mha_trace(inputs(), params(w_o_mix), H)
+    for a in t:
+        a.flags.writeable = False
+    return t
 
 
 def head_index(name: str) -> int:
@@ -225,6 +239,7 @@ def blend_peak(alpha: float, query: str = "it") -> float:
     return float(blend_weights(alpha)[token_index(query)].max())
 
 
+@functools.cache
 def blend_minimum(query: str = "it", grid: int = 401) -> tuple[float, float]:
     """(ratio, peak) where the blended row's largest weight is lowest: the true minimum over
     [0, 1], not the slider's stops. A grid finds the basin, a bounded scalar search refines it."""
