@@ -4,6 +4,7 @@ Skipped where no Chromium is installed (it is a system package: `apt-get install
 """
 
 import functools
+import os
 import http.server
 import shutil
 import subprocess
@@ -14,6 +15,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# In CI (.ci/run installs chromium) a missing browser is a failure, never a silent skip.
+if CHROMIUM is None and os.environ.get("CI"):
+    raise RuntimeError("CI is set but chromium is missing: .ci/run should have installed it")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
 
 
