@@ -15,11 +15,11 @@ from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick
 CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
 CAPTION_ZH = (
     "投影之后的向量 $q = xW^Q$ 宽 {{ value toy.d_model }}，被切成 $h$ 段，每段宽 $d_k = d_\\text{model} / h$。"
-    "拖动 $h$：切口在动，两端不动，$h \\times d_k$ 永远等于 $d_\\text{model}$。"
+    "{{ screen \"拖动 $h$\" print \"一帧一帧看下去\" }}：切口在动，两端不动，$h \\times d_k$ 永远等于 $d_\\text{model}$。"
 )
 CAPTION_EN = (
     "The projected vector $q = xW^Q$, {{ value toy.d_model }} numbers wide, cut into $h$ pieces of width "
-    "$d_k = d_\\text{model} / h$. Step through $h$: the cuts move, the two ends stay put, and "
+    "$d_k = d_\\text{model} / h$. {{ screen \"Step through $h$\" print \"From frame to frame\" }}: the cuts move, the two ends stay put, and "
     "$h \\times d_k$ is always $d_\\text{model}$."
 )
 

@@ -33,6 +33,7 @@ def _lang(config) -> str:
     return config.plugins["i18n"].current_language
 
 
+@event_priority(100)  # before Material's offline plugin reads whether it is on
 def on_config(config):
     # This checkout's code first, whatever else the environment has installed.
     if str(ROOT) not in sys.path:
@@ -43,6 +44,7 @@ def on_config(config):
         del sys.modules[name]
     importlib.invalidate_caches()
     _show_figure_failures(config)
+    importlib.import_module("figures.site.offline").configure(config)
     return config
 
 
@@ -75,6 +77,7 @@ def on_files(files, config):
 
     static-i18n only localises files inside docs/, and gen-files writes elsewhere.
     """
+    files = importlib.import_module("figures.site.offline").add_shim(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     if lang == default:
         return files
@@ -115,6 +118,10 @@ def on_page_content(html, page, config, files):
         raise PluginError(str(e)) from e
     title = PERMALINK_TITLE.get(_lang(config))
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
+
+
+def on_post_page(output, page, config):
+    return importlib.import_module("figures.site.offline").without_alternate_links(output)
 
 
 # mkdocs serve: a broken edit never leaves the server hanging.

@@ -11,6 +11,9 @@
                                (figures/site/bounds.py); with no bound word next to it, refused
     {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
                                each with the anchor #KEY that pages link to
+    {{ screen "TEXT" print "TEXT" }}  inline: words that only make sense on screen ("drag the slider")
+                               and what print says instead (what the frames show); both are in the
+                               page, CSS shows one (docs/assets/mha-print.css)
     {{ table NAME }}           on a line of its own: a table of published data from mha_ref.models
                                (published-models, head-count), with its source linked, or toy-head-roles
                                (the running example's heads measured as Voita et al. do, mha_ref.roles)
@@ -39,6 +42,8 @@ FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|down)\b)[^\s}]+))?"
                    r"(?:\s+(?P<direction>up|down))?\s*\}\}")
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
+# no nested construct inside: the two texts are plain Markdown
+MEDIA = re.compile(r'\{\{\s*screen\s+"(?P<screen>[^"{}]*)"\s+print\s+"(?P<print>[^"{}]*)"\s*\}\}')
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
 LEFTOVER = re.compile(r"\{\{.{0,40}")
 # a fence opens a code block on a line of its own (a ``` fence's info string has no backquote)
@@ -47,9 +52,9 @@ FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧",
+    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame",
+    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}",
            "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
 }
 
@@ -131,8 +136,19 @@ def expand_values(text: str, where: str) -> str:
     return _sub(VALUE, lambda m: _printed(m, where)[1], text)
 
 
+def expand_media(text: str, only: str | None = None) -> str:
+    """Each screen/print construct as two spans, one shown on screen and one in print; with
+    `only` ("screen" or "print"), just that text (an image's alt text has no media)."""
+    def spans(m: re.Match) -> str:
+        if only:
+            return m[only]
+        return f'<span class="mha-screen-only">{m["screen"]}</span><span class="mha-print-only">{m["print"]}</span>'
+    return _sub(MEDIA, spans, text)
+
+
 def caption(fig_id: str, lang: str, where: str = "") -> str:
-    """The figure's caption for a language, numbers filled in, as Markdown."""
+    """The figure's caption for a language, numbers filled in, as Markdown (screen/print spans
+    expanded: a caption says what the frames show in print, not how to move the slider)."""
     mod = registry.get(fig_id)
     text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
     return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
@@ -175,6 +191,22 @@ def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | N
     return f"[{label}]({href}){{: .mha-fig-num }}{note}"
 
 
+def _print_label(control, lang: str, label: str) -> str:
+    """Above a frame, in print only (where no slider names it): the control and its value."""
+    if not control:
+        return ""
+    text = WORDS[lang]["frame"].format(control=control.label(lang), value=label)
+    return f'<p class="mha-frame-label mha-print-only">{html.escape(text)}</p>'
+
+
+def _frame_caption(text: str, repeats_label: bool) -> str:
+    """Under a frame: its readout, or its value (which print already shows in the label above)."""
+    if not text:
+        return ""
+    screen = " mha-screen-only" if repeats_label else ""
+    return f'<p class="mha-frame-caption{screen}">{html.escape(text)}</p>'
+
+
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
                 where: str = "", home=None, page: str | None = None, show_failures: bool = False) -> str:
     """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link;
@@ -191,17 +223,20 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     words = WORDS[lang]
     control = mod.CONTROL
     cap = caption(fig_id, lang, where)
+    alt_text = _plain(expand_media(cap, only="screen"))
+    cap = expand_media(cap)
     readout = getattr(mod, "readout", None)
     start_index = _start_index(fig_id, start, where)
     parts = []
     for i, frame in enumerate(frames(fig_id)):
         label = control.value_label(frame.value, lang) if control else ""
         text = readout(lang, frame.value) if (readout and control) else label
-        alt = _plain(cap) + (f" ({label})" if label else "")
+        alt = alt_text + (f" ({label})" if label else "")
         parts.append(
             f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}">'
-            f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy"></a>'
-            + (f'<p class="mha-frame-caption">{html.escape(text)}</p>' if text else "")
+            + _print_label(control, lang, label)
+            + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy"></a>'
+            + _frame_caption(text, repeats_label=text == label)
             + "</div>"
         )
     number_markup = _number_markup(fig_id, lang, str(number), home, page)
@@ -323,6 +358,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     text = _sub(FIGURE, one_figure, text)
     text = _sub(REFERENCES, lambda m: references_markdown(), text)
     text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
+    text = expand_media(text)
     text = expand_values(text, where)
     leftover = outside_code(LEFTOVER, text)
     if leftover:  # a typo, or a block construct written inside a paragraph
