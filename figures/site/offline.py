@@ -4,21 +4,54 @@ included, for a lecture hall without network.
 Material's `offline` plugin does the work: links point at index.html files (use_directory_urls
 off) and the search index is inlined as a script. It stays off unless MHA_OFFLINE=1, so the normal
 build and its URLs never change. Its one request to a third-party host, the iframe-worker shim
-that lets search run from file:// (browsers refuse a Web Worker there), is served from our own
-copy (vendor/iframe-worker-shim.js, npm iframe-worker 1.0.4, MIT) instead.
+that lets search run from file:// (browsers refuse a Web Worker there), is served from the copy
+instead: the offline build fetches the package once from the npm registry with `npm pack` (pinned,
+checked by npm against the registry's integrity hash) into .cache/npm/, never into the repository.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
+import tarfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 SHIM = "assets/vendor/iframe-worker-shim.js"  # the plugin adds no shim of its own once one is named
-SHIM_SOURCE = Path(__file__).with_name("vendor") / "iframe-worker-shim.js"
+SHIM_PACKAGE = "iframe-worker@1.0.4"  # MIT, (c) Martin Donath; its shim/index.js is the file we serve
+NPM_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "npm"
+
+
+def shim_source(cache: Path = NPM_CACHE) -> Path:
+    """The shim's file, fetched from the npm registry on the first offline build and kept."""
+    name, version = SHIM_PACKAGE.split("@")
+    shim = cache / f"{name}-{version}" / "shim" / "index.js"
+    if shim.exists():
+        return shim
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PluginError(f"MHA_OFFLINE=1 needs npm once, to fetch {SHIM_PACKAGE} (search from file://) "
+                          "from the npm registry: install npm (apt-get install npm) and build again")
+    cache.mkdir(parents=True, exist_ok=True)
+    run = subprocess.run([npm, "pack", SHIM_PACKAGE, "--pack-destination", str(cache)],
+                         capture_output=True, text=True, timeout=300)
+    tarball = cache / f"{name}-{version}.tgz"
+    if run.returncode != 0 or not tarball.exists():
+        raise PluginError(f"MHA_OFFLINE=1: `npm pack {SHIM_PACKAGE}` failed: {run.stderr.strip()[-500:]}")
+    with tarfile.open(tarball) as tar:
+        member = tar.extractfile("package/shim/index.js")
+        data = member.read() if member else b""
+    if not data:
+        raise PluginError(f"MHA_OFFLINE=1: {tarball} holds no package/shim/index.js")
+    shim.parent.mkdir(parents=True, exist_ok=True)
+    partial = shim.with_suffix(".part")
+    partial.write_bytes(data)
+    partial.replace(shim)  # atomic: a killed build leaves no half file
+    return shim
 
 
 def wanted() -> bool:
@@ -44,7 +77,7 @@ def configure(config) -> None:
 def add_shim(files: Files, config) -> Files:
     """The shim as a site file, in the offline build only."""
     if wanted() and files.get_file_from_path(SHIM) is None:
-        files.append(File.generated(config, SHIM, abs_src_path=str(SHIM_SOURCE)))
+        files.append(File.generated(config, SHIM, abs_src_path=str(shim_source())))
     return files
 
 
