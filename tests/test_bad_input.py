@@ -399,6 +399,17 @@ def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("more", [[], ["--traceback"]])
+def test_cli_figure_that_fails_to_import_is_one_line(tmp_path, capsys, monkeypatch, more):
+    monkeypatch.setitem(sys.modules, "figures.peak_dip", None)  # importing it now raises ImportError
+    assert figures_cli(["--out", str(tmp_path), "--only", "peak-dip", "--no-cache", *more]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: figure 'peak-dip' (every language, every frame) failed to import: ModuleNotFoundError")
+    assert ("Traceback (most recent call last)" in err) == bool(more)
+    assert len(err.splitlines()) == 1 or more
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
     assert figures_cli(["--out", str(tmp_path), "--lang", "en,zh,en", "--only", "peak-dip", "peak-dip"]) == 0
     assert re.search(r"wrote 2 files? to", capsys.readouterr().err)
