@@ -49,6 +49,12 @@ def _out_folder(text: str) -> Path:
     return out
 
 
+def _failed(e: FigureError, traceback: bool) -> int:
+    """One line naming the figure, language and frame; the traceback after it only if asked."""
+    print(f"error: {e.headline}" + (f"\n{e.trace}" if traceback else " (--traceback shows where)"), file=sys.stderr)
+    return 1
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[2])
     p.add_argument("--out", required=True, help="folder to write into")
@@ -60,12 +66,15 @@ def main(argv=None) -> int:
     p.add_argument("--no-cache", action="store_true",
                    help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
     p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
+    p.add_argument("--traceback", action="store_true", help="after a figure's one-line error, its traceback")
     args = p.parse_args(argv)
     args.only = _unique(args.only)
     try:
         total = len(plan(args.only)) * len(args.lang) * len(args.format)
     except KeyError as e:
         p.error(e.args[0])
+    except FigureError as e:  # a figure that fails to import, in its CONTROL say
+        return _failed(e, args.traceback)
     try:
         args.out = _out_folder(args.out)
     except ValueError as e:
@@ -80,7 +89,10 @@ def main(argv=None) -> int:
             target.write_bytes(r.data)
             drawn += r.drawn
             bar.update()
-    except (FigureError, OSError) as e:  # OSError: the disk filled, a file stands where a folder goes, ...
+    except FigureError as e:
+        bar.close()
+        return _failed(e, args.traceback)
+    except OSError as e:  # the disk filled, a file stands where a folder goes, ...
         bar.close()
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from typing import Any, NamedTuple
 
 from . import registry
@@ -94,13 +96,31 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
     if jobs <= 1:
         yield from (task_fn(task) for task in tasks)
         return
-    # fork: the workers start with matplotlib and the figures already imported
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = ProcessPoolExecutor(jobs, mp_context=context)
+    pool = ProcessPoolExecutor(jobs, mp_context=_start_method())
     try:
         yield from pool.map(task_fn, tasks)
     finally:  # after a failure, do not wait for the frames still queued
         pool.shutdown(cancel_futures=True)
+
+
+# Imported by a fork server before it forks the workers: third-party only, since our own modules
+# change under `mkdocs serve` and each worker must import them as they are now.
+PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """fork while this process runs one thread: the workers start with everything imported. With
+    more threads (`mkdocs serve`'s server and file watchers), a forked worker could inherit a lock
+    another thread held at that moment and wait for it for ever; then a fork server, started
+    single-threaded, forks the workers."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 def _render_task(task: tuple[Frame, str, str]) -> bytes:
@@ -154,7 +174,15 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     for e in broken or ():
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.get(path) for path in paths]
-    fresh = render_many([task for task, data in zip(tasks, found) if data is None], jobs, keep_going)
+    # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
+    with closing(render_many([task for task, data in zip(tasks, found) if data is None], jobs, keep_going)) as fresh:
+        yield from _merged(tasks, paths, found, fresh, cache)
+    if cache is not None and None in found:
+        cache.prune()
+
+
+def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
+    """Each task's Rendered, in order: from the cache when found, else the next frame drawn."""
     for task, path, data in zip(tasks, paths, found):
         if data is not None:
             yield Rendered(*task, data, drawn=False)
@@ -166,8 +194,6 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
         if path is not None:
             cache.put(path, data)
         yield Rendered(*task, data, drawn=True)
-    if cache is not None and None in found:
-        cache.prune()
 
 
 def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
@@ -177,9 +203,10 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
-    for (task, path), data in zip(missing, render_many([task for task, _ in missing], jobs, keep_going)):
-        if not isinstance(data, FigureError):
-            cache.put(path, data)
+    with closing(render_many([task for task, _ in missing], jobs, keep_going)) as drawn:
+        for (task, path), data in zip(missing, drawn):
+            if not isinstance(data, FigureError):
+                cache.put(path, data)
     if missing:
         cache.prune()
     return len(missing)

@@ -203,6 +203,32 @@ def test_attention_non_finite():
         attention(q, k, q)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, (np.inf, -np.inf)], ids=["nan", "inf", "-inf", "both infs"])
+def test_non_finite_found_anywhere(bad):
+    k = np.ones((3, 4))
+    k.flat[[5, 7][:np.size(bad)]] = bad
+    with pytest.raises(ValueError, match=r"k contains non-finite values"):
+        attention(np.ones((2, 4)), k, np.ones((3, 2)))
+
+
+def test_finite_values_whose_sum_overflows_are_accepted():
+    from mha_ref import checks
+    x = np.full((2, 4), 3e38, dtype=np.float32)  # each is finite; their sum is not
+    assert checks.tokens(x) is x
+
+
+def test_finiteness_check_makes_no_copy_of_a_large_input():
+    import tracemalloc
+    w = np.ones((1000, 1000), dtype=np.float32)  # 4 MB; np.isfinite's boolean copy would be 1 MB
+    tracemalloc.start()
+    try:
+        attention(w[:1], w, w[:, :1])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 500_000, f"checking the inputs allocated {peak} bytes"
+
+
 @pytest.mark.parametrize("shapes", [((2, 0), (3, 0), (3, 2)), ((2, 4), (0, 4), (0, 2))], ids=["d_k=0", "no keys"])
 def test_attention_with_no_width_or_no_keys(shapes):
     q, k, v = (np.ones(s) for s in shapes)
@@ -370,6 +396,17 @@ def test_cli_out_not_writable(tmp_path):
 def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
     _refused_in_one_line(_cli("", tmp_path), "--out", "empty")
     _refused_in_one_line(_cli("  ", tmp_path), "--out", "empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("more", [[], ["--traceback"]])
+def test_cli_figure_that_fails_to_import_is_one_line(tmp_path, capsys, monkeypatch, more):
+    monkeypatch.setitem(sys.modules, "figures.peak_dip", None)  # importing it now raises ImportError
+    assert figures_cli(["--out", str(tmp_path), "--only", "peak-dip", "--no-cache", *more]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: figure 'peak-dip' (every language, every frame) failed to import: ModuleNotFoundError")
+    assert ("Traceback (most recent call last)" in err) == bool(more)
+    assert len(err.splitlines()) == 1 or more
     assert list(tmp_path.iterdir()) == []
 
 
