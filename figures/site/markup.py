@@ -53,11 +53,13 @@ CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)"
 WORDS = {
     "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
-           "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见", "drawn_by": "绘图代码", "numbers_from": "数值来自", "provenance": "出处",
+           "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
+           "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
     "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
-           "unplaced": "(not yet placed on a page)", "explained_on": "explained on", "drawn_by": "drawn by", "numbers_from": "numbers from", "provenance": "Source code",
+           "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
+           "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
            "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
 }
 
@@ -150,6 +152,7 @@ def _plain(markdown_text: str) -> str:
     """Caption text for an image's alt attribute: no Markdown marks, no TeX commands."""
     text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", markdown_text)
     text = text.replace("\\times", "×").replace("\\cdot", "·")
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
     return re.sub(r"[`*$\\]", "", text)
 
 
@@ -183,7 +186,7 @@ def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | N
     return f"[{label}]({href}){{: .mha-fig-num }}{note}"
 
 
-FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}
+FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order offered: vector first
 
 
 def _link(url: Callable[[str], str], path: str) -> str | None:
@@ -200,9 +203,9 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, fig
     every frame as one zip per format, and a link that copies the figure's full URL."""
     words = WORDS[lang]
     one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" download>{FORMAT_LABELS[fmt]}</a>'
-           for fmt in export.FORMATS if (href := _link(url, shown.path(fmt))) is not None]
+           for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
     every = [f'<a href="{href}" download>{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
-             for fmt in export.FORMATS if len(frames(fig_id)) > 1
+             for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
              and (href := _link(url, export.zip_path(fig_id, fmt))) is not None] if export.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
     parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
@@ -218,10 +221,11 @@ def provenance_html(fig_id: str, lang: str) -> str:
     words = WORDS[lang]
     own, *functions = export.provenance(fig_id)
     link = lambda s, text: f'<a href="{html.escape(s.url)}"><code>{html.escape(text)}</code></a>'  # noqa: E731
+    semicolon, comma = ("；", "、") if lang == "zh" else ("; ", ", ")
     body = f'{words["drawn_by"]} {link(own, own.label)}'
     if functions:
-        body += f'; {words["numbers_from"]} ' + ", ".join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
-    return f'<details class="mha-provenance"><summary>{words["provenance"]}</summary><p>{body}</p></details>'
+        body += f'{semicolon}{words["numbers_from"]} ' + comma.join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
+    return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
 
 
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
@@ -294,7 +298,8 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
         img = url(shown.path("svg"))
         items.append(
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
-            f'<a href="{img}"><img src="{img}" alt="{html.escape(_plain(cap))}" loading="lazy"></a>\n'
+            f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(_plain(cap))}"'
+            ' loading="lazy"></a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
             + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
     return '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"
