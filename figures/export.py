@@ -84,9 +84,10 @@ def attribution(frame: Frame, lang: str, number) -> Attribution:
     title = f"{figure} {_first_sentence(caption(frame.fig_id, lang))}"
     source = (page_url(number.home, lang) if number else IDENTITY.site_url) + f"#fig-{frame.fig_id}"
     control = registry.get(frame.fig_id).CONTROL
-    shown = "" if control is None or frame.slug is None else \
-        (f"（{control.label(lang)} {control.value_label(frame.value, lang)}）" if lang == "zh"
-         else f" ({control.label(lang)} {control.value_label(frame.value, lang)})")
+    shown = ""
+    if control is not None and frame.slug is not None:  # which frame: its place and its value
+        k, n, value = list(control.values).index(frame.value) + 1, len(control.values), control.value_label(frame.value, lang)
+        shown = f"（第 {k}/{n} 帧：{value}）" if lang == "zh" else f" (frame {k} of {n}: {value})"
     rights = w["licence"].format(licence=IDENTITY.content_licence, url=IDENTITY.content_licence_url,
                                  authors=", ".join(IDENTITY.authors))
     version = w["version"].format(IDENTITY.version)
