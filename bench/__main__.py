@@ -1,7 +1,8 @@
 """python -m bench: how long `mkdocs build --strict` takes in each case, against the floor.
 
 Every case builds a temporary copy of this checkout with its own, initially empty figure cache:
-cold (nothing drawn yet), warm (nothing changed), after an edit to one figure module, to one
+cold without the figures' downloads (MHA_DOWNLOADS=0: the pages' SVGs only), cold with them (the
+site as published: every frame also as PDF and PNG, and the all-frames zips), warm (nothing changed), after an edit to one figure module, to one
 mha_ref function, and to comments and docstrings only. The floor is the same build with the
 figure files handed over ready-made, so it measures everything but the figures.
 """
@@ -31,10 +32,11 @@ import mkdocs_gen_files
 i18n = mkdocs_gen_files.config.plugins["i18n"]
 lang = i18n.current_language
 src = Path(os.environ["BENCH_FIGURES"]) / ("figures" if lang == i18n.default_language else f"{lang}/figures")
-for path in sorted(src.rglob("*.svg")):
+for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloads and zips
     with mkdocs_gen_files.open(f"figures/{path.relative_to(src).as_posix()}", "wb") as f:
         f.write(path.read_bytes())
 '''
+DOWNLOADS_GOAL = 1.5  # the cold build with downloads, in cold builds without them
 # (case, file, text before, text after, the most this case may take, in floors)
 EDITS = [
     ("one figure edited", "figures/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"', 1.5),
@@ -87,8 +89,10 @@ def main() -> int:
     rows: list[tuple[str, float, float, int | None, float | None]] = []  # case, seconds, cpu, drawn, goal
     with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
         repo = copy_checkout(Path(tmp) / "repo")
-        print(f"bench: building a copy of {ROOT} in {tmp}, eight times ...", flush=True)
-        rows.append(("cold", *build(repo), 4.0))
+        print(f"bench: building a copy of {ROOT} in {tmp}, nine times ...", flush=True)
+        rows.append(("cold, no downloads", *build(repo, MHA_DOWNLOADS="0"), 4.0))
+        shutil.rmtree(repo / ".cache" / "figures")  # cold again
+        rows.append(("cold with downloads", *build(repo), 4.0))
         rows.append(("warm", *build(repo), 1.2))
         # the floor: three builds with ready-made figures (those of the warm build), the median
         shutil.copytree(repo / "site", Path(tmp) / "figures", ignore=shutil.ignore_patterns("*.html", "*.js", "*.css"))
@@ -106,6 +110,9 @@ def main() -> int:
     for case, seconds, cpu, drawn, goal in rows:
         print(f"{case:<30} {seconds:8.2f} {seconds / floor:8.2f} {f'<= {goal}' if goal else '':>7} "
               f"{'?' if drawn is None else drawn:>13} {cpu:7.2f} {cpu / floor_cpu:8.2f}")
+    (_, plain, plain_cpu, *_), (_, full, full_cpu, *_) = rows[:2]
+    print(f"downloads: the cold build with them takes {full / plain:.2f}x the one without "
+          f"({full_cpu / plain_cpu:.2f}x in cpu time); goal <= {DOWNLOADS_GOAL}")
     print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; {os.cpu_count()} cores; "
           f"load average at the start: {load:.2f}")
     return 0

@@ -1,6 +1,8 @@
 """python -m figures --out DIR [--lang zh,en] [--only ID ...] [--format svg,png,pdf] [--no-cache]
 
-Writes every frame of the chosen figures to DIR/<lang>/<path>, the same paths as on the site.
+Writes every frame of the chosen figures to DIR/<lang>/<path>, the same paths as on the site, and
+for a figure with several frames one zip of them all per format (<id>-frames-<format>.zip): the
+same bytes as the site's downloads, each file carrying its attribution (figures/export.py).
 Frames are drawn on every core, or read from the figure cache the site build shares (.cache/figures/).
 """
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import registry
+from . import export, registry
 from .cache import ENV, from_env
 from .render import FigureError, plan, render_files
 from .style import FORMATS, LANGS, plural
@@ -81,14 +83,23 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     bar = tqdm(total=total, unit="file", disable=not sys.stderr.isatty())
-    drawn = 0
-    try:
-        for r in render_files(args.lang, args.only, args.format, None if args.no_cache else from_env(), args.jobs):
-            target = args.out / r.lang / r.frame.path(r.fmt)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(r.data)
-            drawn += r.drawn
+    counts = {"drawn": 0, "zips": 0}
+
+    def write(lang: str, path: str, data: bytes) -> None:
+        target = args.out / lang / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        counts["zips"] += path.endswith(".zip")
+
+    def counted(results):
+        for r in results:
+            counts["drawn"] += r.drawn
             bar.update()
+            yield r
+
+    try:
+        rendered = render_files(args.lang, args.only, args.format, None if args.no_cache else from_env(), args.jobs)
+        export.write_all(counted(rendered), export.site_numbers(), write)
     except FigureError as e:
         bar.close()
         return _failed(e, args.traceback)
@@ -97,7 +108,9 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     bar.close()
-    print(f"wrote {plural(total, 'file')} to {args.out} ({drawn} drawn, {total - drawn} from the cache)", file=sys.stderr)
+    drawn = counts["drawn"]
+    print(f"wrote {plural(total, 'file')} to {args.out} ({drawn} drawn, {total - drawn} from the cache)"
+          f" and {plural(counts['zips'], 'zip')} of all frames", file=sys.stderr)
     return 0
 
 

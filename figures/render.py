@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from . import registry
 from .cache import FigureCache
 from .registry import FigureError
-from .style import FORMATS, LANGS, to_bytes
+from .style import FORMATS, LANGS, to_bytes, to_bytes_each
 
 
 class Frame(NamedTuple):
@@ -39,10 +39,22 @@ def frames(fig_id: str) -> list[Frame]:
 
 
 def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
+    if fmt != "svg":  # laid out as for the SVG, like every PDF and PNG (style.to_bytes_each)
+        return render_set(frame, lang, (fmt,))[0]
+    return _drawn(frame, lang, (fmt,), lambda fig, fmts: to_bytes(fig, fmts[0]))
+
+
+def render_set(frame: Frame, lang: str, fmts: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The frame drawn once and saved in each format, in the order asked."""
+    return _drawn(frame, lang, fmts, to_bytes_each)
+
+
+def _drawn(frame: Frame, lang: str, fmts: tuple[str, ...], save) -> bytes | tuple[bytes, ...]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown figure format {fmt!r}; use one of {FORMATS}")
+    bad = [fmt for fmt in fmts if fmt not in FORMATS]
+    if bad:
+        raise ValueError(f"unknown figure format {bad[0]!r}; use one of {FORMATS}")
     try:
         mod = registry.get(frame.fig_id)
     except FigureError as e:
@@ -51,7 +63,7 @@ def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
         fig = mod.draw(lang, frame.value)
         if fig is None or not hasattr(fig, "savefig"):
             raise TypeError(f"draw() must return a matplotlib Figure, got {fig!r}")
-        return to_bytes(fig, fmt)
+        return save(fig, fmts)
     except Exception as e:
         raise FigureError.caught(e, frame.fig_id, lang, frame.slug, "draw") from e
 
@@ -85,7 +97,8 @@ def cores() -> int:
 
 def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None,
                 keep_going: bool = False) -> Iterator[bytes | FigureError]:
-    """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core.
+    """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core
+    (with a tuple of formats, render_set: a tuple of bytes).
 
     Every frame starts from the same settings (style.setup), so a frame's bytes do not depend on
     which process drew it or what it drew before: the same bytes as drawing them one by one.
@@ -123,15 +136,35 @@ def _start_method() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _render_task(task: tuple[Frame, str, str]) -> bytes:
-    return render(*task)
+def _render_task(task: tuple[Frame, str, str | tuple[str, ...]]) -> bytes | tuple[bytes, ...]:
+    """render(), or with a tuple of formats render_set(): one drawing saved in each."""
+    return render_set(*task) if isinstance(task[2], tuple) else render(*task)
 
 
-def _render_or_error(task: tuple[Frame, str, str]) -> bytes | FigureError:
+def _render_or_error(task: tuple[Frame, str, str | tuple[str, ...]]) -> bytes | tuple[bytes, ...] | FigureError:
     try:
-        return render(*task)
+        return _render_task(task)
     except FigureError as e:
         return e
+
+
+def _drawings(tasks: Iterable[tuple[Frame, str, str]]) -> list[tuple[Frame, str, tuple[str, ...]]]:
+    """(frame, lang, fmt) tasks, in order, as one task per drawing: a frame's formats together
+    (tasks list a frame's formats next to each other), so each frame is drawn once."""
+    drawings: list[tuple[Frame, str, tuple[str, ...]]] = []
+    for frame, lang, fmt in tasks:
+        if drawings and drawings[-1][:2] == (frame, lang):
+            drawings[-1] = (frame, lang, (*drawings[-1][2], fmt))
+        else:
+            drawings.append((frame, lang, (fmt,)))
+    return drawings
+
+
+def _each_format(drawings: list[tuple[Frame, str, tuple[str, ...]]],
+                 results: Iterable[tuple[bytes, ...] | FigureError]) -> Iterator[bytes | FigureError]:
+    """The drawings' results (render_many), one per format again (a failure once per format)."""
+    for (_, _, fmts), result in zip(drawings, results):
+        yield from [result] * len(fmts) if isinstance(result, FigureError) else result
 
 
 class Rendered(NamedTuple):
@@ -175,8 +208,9 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.get(path) for path in paths]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
-    with closing(render_many([task for task, data in zip(tasks, found) if data is None], jobs, keep_going)) as fresh:
-        yield from _merged(tasks, paths, found, fresh, cache)
+    fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
+    with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
+        yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache)
     if cache is not None and None in found:
         cache.prune()
 
@@ -203,10 +237,11 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
-    with closing(render_many([task for task, _ in missing], jobs, keep_going)) as drawn:
-        for (task, path), data in zip(missing, drawn):
+    drawings = _drawings(task for task, _ in missing)
+    with closing(render_many(drawings, jobs, keep_going)) as drawn:
+        for (task, path), data in zip(missing, _each_format(drawings, drawn)):
             if not isinstance(data, FigureError):
                 cache.put(path, data)
     if missing:
         cache.prune()
-    return len(missing)
+    return len(drawings)

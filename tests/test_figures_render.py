@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import figures
-from figures import registry
+from figures import export, registry
 from figures.render import FigureError, Frame, frames, render
 from figures.site import markup
 from figures.style import to_bytes
@@ -130,8 +130,11 @@ def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt):
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob(f"*.{fmt}"))
     expected = {f"{lang}/{f.path(fmt)}": (f, lang) for lang in ("zh", "en") for fig_id in only for f in frames(fig_id)}
     assert written == sorted(expected)
+    numbers = export.site_numbers()  # the CLI stamps each file with its attribution (figures/export.py)
     for rel in written:
-        assert (tmp_path / rel).read_bytes() == render(*expected[rel], fmt), rel
+        frame, lang = expected[rel]
+        stamped = export.stamp(render(frame, lang, fmt), fmt, export.attribution(frame, lang, numbers.get(frame.fig_id)))
+        assert (tmp_path / rel).read_bytes() == stamped, rel
 
 
 def test_cli_refuses_unknown_id_and_format(tmp_path):

@@ -45,6 +45,7 @@
       // aria-disabled rather than disabled: a disabled button would drop keyboard focus.
       prev.setAttribute('aria-disabled', current === 0);
       next.setAttribute('aria-disabled', current === last);
+      followDownloads(box, frames[current]);
     }
 
     range.addEventListener('input', () => show(range.valueAsNumber));
@@ -66,7 +67,35 @@
     show(Number.isFinite(start) ? start : 0);
   }
 
-  const init = () => document.querySelectorAll('.mha-frames').forEach(enhance);
+  // "Download this frame" links point at the frame shown (each frame lists its files in data-svg, ...).
+  function followDownloads(box, frame) {
+    const figure = box.closest('figure');
+    if (!figure) return;
+    figure.querySelectorAll('.mha-downloads a.mha-dl').forEach((a) => {
+      const href = frame.dataset[a.dataset.fmt];
+      if (href) a.href = href;
+    });
+  }
+
+  // "Copy link": the figure's full URL to the clipboard; without a clipboard, the link just opens.
+  function copyLink(e) {
+    const a = e.target.closest('a.mha-copy-link');
+    if (!a || !navigator.clipboard) return;
+    e.preventDefault();
+    navigator.clipboard.writeText(a.href).then(() => {
+      const text = a.textContent;
+      a.textContent = a.dataset.labelCopied || text;
+      setTimeout(() => { a.textContent = text; }, 1500);
+    }, () => { window.location.href = a.href; });
+  }
+
+  const init = () => {
+    document.querySelectorAll('.mha-frames').forEach(enhance);
+    if (!document.documentElement.dataset.mhaCopy) { // one listener, even if init runs twice
+      document.documentElement.dataset.mhaCopy = '1';
+      document.addEventListener('click', copyLink);
+    }
+  };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
   else init(); // script was loaded late (async/defer): the DOM is already there
 })();

@@ -9,32 +9,52 @@ A figure that fails stops `mkdocs build` with one line naming it (the traceback 
 """
 
 import logging
+from pathlib import Path
 
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
+from figures import export
 from figures.cache import from_env
 from figures.render import FigureError, fill_cache, render_files
-from figures.site import cards
+from figures.site import cards, numbering
 from figures.style import LANGS
 
 log = logging.getLogger("mkdocs.plugins.figures")
-i18n = mkdocs_gen_files.config.plugins["i18n"]
+config = mkdocs_gen_files.config
+i18n = config.plugins["i18n"]
 lang, cache = i18n.current_language, from_env()
-show = mkdocs_gen_files.config.get("show_figure_failures", False)
+show = config.get("show_figure_failures", False)
+formats = export.site_formats()
+numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, i18n.all_languages)
+
+
+def write(lang: str, path: str, data: bytes) -> None:
+    with mkdocs_gen_files.open(f"figures/{path}", "wb") as f:
+        f.write(data)
+
+
+def written(results, drawn: set, counts: dict):
+    """The frames that drew, counted and passed on; each that failed, written as its error card."""
+    for r in results:
+        drawn.update([(r.frame, r.lang)] if r.drawn else [])
+        counts["files"] += 1
+        if r.error is None:
+            yield r
+        elif r.fmt == "svg":  # a PDF or PNG of a failed frame is left out (markup then links none)
+            log.info(f"shown as an error card: {r.error.headline}")
+            write(r.lang, r.frame.path("svg"), cards.svg(r.error))
+
+
+drawn, counts, filled = set(), {"files": 0}, 0
 try:
     # The first language's build draws every language's missing frames in one pool; the other
     # languages' builds then find theirs in the cache.
-    drawn = fill_cache(cache, LANGS, keep_going=show) if cache is not None and lang == i18n.default_language else 0
-    files = 0
-    for r in render_files((lang,), cache=cache, keep_going=show):
-        drawn += r.drawn
-        files += 1
-        if r.error is not None:
-            log.info(f"shown as an error card: {r.error.headline}")
-        with mkdocs_gen_files.open(f"figures/{r.frame.path(r.fmt)}", "wb") as f:
-            f.write(r.data if r.error is None else cards.svg(r.error))
+    if cache is not None and lang == i18n.default_language:
+        filled = fill_cache(cache, LANGS, formats=formats, keep_going=show)
+    rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
+    export.write_all(written(rendered, drawn, counts), numbers, write)
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
-log.info(f"figures ({lang}): {files} files; {drawn} frames drawn, "
+log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "
          + ("no cache" if cache is None else f"the rest from {cache.folder}"))

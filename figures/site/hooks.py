@@ -101,7 +101,8 @@ def on_page_markdown(markdown, page, config, files):
 
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving)
+        page_url = importlib.import_module("figures.export").page_url(nav_entry, _lang(config))
+        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url)
     except markup.MarkupError as e:
         raise PluginError(str(e)) from e
     return text

@@ -9,6 +9,9 @@
     {{ value NAME .2f up }}    rounded up (or `down`) at the spec's precision, exactly: next to a bound
                                word ("at most", "不低于", ...) the rounding must keep the bound true
                                (figures/site/bounds.py); with no bound word next to it, refused
+    {{ gallery }}              on a line of its own: every registered figure, in number order, as a
+                               card: its start frame, number, id, caption, the page that explains
+                               it, its downloads
     {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
                                each with the anchor #KEY that pages link to
     {{ screen "TEXT" print "TEXT" }}  inline: words that only make sense on screen ("drag the slider")
@@ -34,7 +37,7 @@ from collections.abc import Callable
 
 from mha_ref import models, quantities
 
-from .. import registry
+from .. import export, registry
 from ..render import FigureError, frames
 from . import bounds, cards
 
@@ -44,6 +47,7 @@ VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|dow
 REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
 # no nested construct inside: the two texts are plain Markdown
 MEDIA = re.compile(r'\{\{\s*screen\s+"(?P<screen>[^"{}]*)"\s+print\s+"(?P<print>[^"{}]*)"\s*\}\}')
+GALLERY = re.compile(r"^[ \t]*\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
 LEFTOVER = re.compile(r"\{\{.{0,40}")
 # a fence opens a code block on a line of its own (a ``` fence's info string has no backquote)
@@ -52,9 +56,15 @@ FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}",
+    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+           "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
+           "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
+           "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}",
+    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+           "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
+           "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
+           "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
            "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
 }
 
@@ -158,6 +168,7 @@ def _plain(markdown_text: str) -> str:
     """Caption text for an image's alt attribute: no Markdown marks, no TeX commands."""
     text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", markdown_text)
     text = text.replace("\\times", "×").replace("\\cdot", "·")
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
     return re.sub(r"[`*$\\]", "", text)
 
 
@@ -207,8 +218,51 @@ def _frame_caption(text: str, repeats_label: bool) -> str:
     return f'<p class="mha-frame-caption{screen}">{html.escape(text)}</p>'
 
 
+FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order offered: vector first
+
+
+def _link(url: Callable[[str], str], path: str) -> str | None:
+    """url(path), or None when the file was not written (under mkdocs serve, a frame that failed
+    to draw has only its SVG error card; with MHA_DOWNLOADS=0 there are no downloads)."""
+    try:
+        return url(path)
+    except Exception:
+        return None
+
+
+def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, figure_url: str | None) -> str:
+    """The download row: the shown frame in each format (the slider script follows the frame),
+    every frame as one zip per format, and a link that copies the figure's full URL."""
+    words = WORDS[lang]
+    one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" download>{FORMAT_LABELS[fmt]}</a>'
+           for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
+    every = [f'<a href="{href}" download>{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
+             for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
+             and (href := _link(url, export.zip_path(fig_id, fmt))) is not None] if export.downloads_on() else []
+    parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
+    parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
+    if figure_url:
+        parts.append(f'<a class="mha-copy-link" href="{html.escape(figure_url)}" data-label-copied="{words["copied"]}">'
+                     f'{words["copy"]}</a>')
+    sep = ' <span class="mha-dl-sep">|</span> '
+    return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
+
+
+def provenance_html(fig_id: str, lang: str) -> str:
+    """Links to the code the figure is drawn from, at this version: its module, then the mha_ref functions."""
+    words = WORDS[lang]
+    own, *functions = export.provenance(fig_id)
+    link = lambda s, text: f'<a href="{html.escape(s.url)}"><code>{html.escape(text)}</code></a>'  # noqa: E731
+    semicolon, comma = ("；", "、") if lang == "zh" else ("; ", ", ")
+    body = f'{words["drawn_by"]} {link(own, own.label)}'
+    if functions:
+        body += f'{semicolon}{words["numbers_from"]} ' + comma.join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
+    return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
+
+
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
-                where: str = "", home=None, page: str | None = None, show_failures: bool = False) -> str:
+                where: str = "", home=None, page: str | None = None, show_failures: bool = False,
+                page_url: str | None = None) -> str:
     """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link;
     `home` and `page` as in `_number_markup`. A figure that fails to import raises FigureError, or
     with `show_failures` (mkdocs serve) is an error card in its place."""
@@ -232,8 +286,10 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         label = control.value_label(frame.value, lang) if control else ""
         text = readout(lang, frame.value) if (readout and control) else label
         alt = alt_text + (f" ({label})" if label else "")
+        files = "".join(f' data-{fmt}="{href}"' for fmt in export.FORMATS
+                        if (href := _link(url, frame.path(fmt))) is not None)
         parts.append(
-            f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}">'
+            f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
             + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy"></a>'
             + _frame_caption(text, repeats_label=text == label)
@@ -250,8 +306,38 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}" markdown="block">\n'
         f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
+        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
+        + provenance_html(fig_id, lang) + "\n"
         '</figure>'
     )
+
+
+def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: str, where: str) -> str:
+    """Every registered figure as a card: start frame (the page's own SVG, loaded lazily), number,
+    id, caption, a link to the page that explains it, its downloads. Number order; unplaced last."""
+    def order(fig_id: str):
+        n = numbers.get(fig_id)
+        return (0, *map(int, n.number.split("."))) if n else (1, registry.ORDER.index(fig_id), 0)
+
+    items = []
+    for fig_id in sorted(registry.ORDER, key=order):
+        words, home = WORDS[lang], numbers.get(fig_id)
+        shown = frames(fig_id)[_start_index(fig_id, None, where)]
+        cap = caption(fig_id, lang, where)
+        if home is None:
+            head = f'{words["figure"].format("–")} {words["unplaced"]}'
+        else:
+            href = posixpath.relpath(home.home, posixpath.dirname(page) or ".") + f"#fig-{fig_id}"
+            title = home.titles[lang]
+            head = f'[{words["figure"].format(home.number)}]({href}){{: .mha-fig-num }} · {words["explained_on"]} [{title}]({href})'
+        img = url(shown.path("svg"))
+        items.append(
+            f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
+            f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(_plain(expand_media(cap, only="screen")))}"'
+            ' loading="lazy"></a></div>\n'
+            f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
+            + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
+    return '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"
 
 
 def references_markdown() -> str:
@@ -329,12 +415,12 @@ def table_markdown(name: str, lang: str, where: str) -> str:
 
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
-           page: str | None = None, show_failures: bool = False) -> tuple[str, list[str]]:
+           page: str | None = None, show_failures: bool = False, page_url: str | None = None) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
-    show_failures: as in figure_html.
+    show_failures: as in figure_html. page_url: this page's full URL, for each figure's "copy link".
     """
     placed: list[str] = []
 
@@ -353,9 +439,11 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
             number = home.number
         else:
             raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
-        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures) + "\n"
+        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures,
+                                  page_url) + "\n"
 
     text = _sub(FIGURE, one_figure, text)
+    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where), text)
     text = _sub(REFERENCES, lambda m: references_markdown(), text)
     text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
     text = expand_media(text)
@@ -363,5 +451,5 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     leftover = outside_code(LEFTOVER, text)
     if leftover:  # a typo, or a block construct written inside a paragraph
         raise MarkupError(f"{where}: unknown or misplaced construct {leftover[0].group(0)!r}; "
-                          "use figure, table or references on a line of their own, or value")
+                          "use figure, table, gallery or references on a line of their own, or value")
     return text, placed

@@ -1,0 +1,152 @@
+"""Every figure reusable: downloads that carry their attribution, provenance links, the gallery, and
+the CLI writing the very bytes the site serves (figures/export.py)."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+from PIL import Image
+from pypdf import PdfReader
+
+from figures import export, registry
+from figures.__main__ import main as cli
+from figures.identity import IDENTITY
+from figures.render import frames
+
+LANG_DIRS = {"zh": "", "en": "en/"}
+MULTI = "blend-slider"  # a figure with a slider: its frames, its zips
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("index.html") if p.parent.name not in ("assets", "search"))
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def resolve(site: Path, page: Path, href: str) -> Path:
+    """The built file a relative link of `page` leads to (a page's folder: its index.html)."""
+    target = (page.parent / unquote(urlsplit(href).path)).resolve()
+    return target / "index.html" if target.is_dir() else target
+
+
+def page_of(site: Path, url: str) -> Path:
+    """The built file behind a full URL of this site."""
+    assert url.startswith(IDENTITY.site_url), url
+    return site / unquote(urlsplit(url).path.removeprefix(urlsplit(IDENTITY.site_url).path)) / "index.html"
+
+
+def shown_number(site: Path, lang: str, fig_id: str) -> tuple[str, Path]:
+    """The figure's number as its home page prints it, and that page (found from the gallery's link)."""
+    gallery = site / LANG_DIRS[lang] / "gallery" / "index.html"
+    card = soup(gallery).find(id=f"gallery-{fig_id}")
+    home = resolve(site, gallery, card.find("a", class_="mha-fig-num")["href"])
+    number = soup(home).find(id=f"fig-{fig_id}").find(class_="mha-fig-num").get_text()
+    return number, home
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_format_carries_its_attribution(site, lang):
+    frame = frames(MULTI)[1]
+    base = site / LANG_DIRS[lang] / "figures"
+    number, home = shown_number(site, lang, MULTI)
+    svg = (base / frame.path("svg")).read_text(encoding="utf-8")
+    pdf = PdfReader(io.BytesIO((base / frame.path("pdf")).read_bytes()))
+    png = Image.open(base / frame.path("png"))
+    png.load()
+    title = re.search(r"<svg[^>]*>\s*<title>([^<]*)</title>\s*<desc>([^<]*)</desc>", svg)
+    assert title, "the SVG's <title> and <desc> come first"
+    for got_title, description, source, rights in [
+        (title[1], title[2], re.search(r"<dc:source>([^<]*)<", svg)[1], re.search(r"<dc:rights>([^<]*)<", svg)[1]),
+        (pdf.metadata["/Title"], pdf.metadata["/Subject"], pdf.metadata["/Source"], pdf.metadata["/Rights"]),
+        (png.text["Title"], png.text["Description"], png.text["Source"], png.text["Copyright"]),
+    ]:
+        assert got_title.startswith(number + " ")  # the number the page shows
+        assert page_of(site, source) == home and source.endswith(f"#fig-{MULTI}")
+        assert source in description and IDENTITY.version in description
+        assert IDENTITY.content_licence in rights and IDENTITY.content_licence_url in rights
+        assert all(author in rights for author in IDENTITY.authors)
+    assert pdf.metadata["/Author"] == ", ".join(IDENTITY.authors)
+    assert "/CreationDate" not in pdf.metadata and "/ModDate" not in pdf.metadata  # no build-time clock
+    assert "Date" not in svg and "Creation Time" not in png.text
+    # real text, not outlines: the figure's own words can be found in the PDF
+    words = "权重" if lang == "zh" else "weight"
+    assert words in pdf.pages[0].extract_text()
+    assert abs(png.size[0] - 2 * 96 * float(re.search(r'width="([\d.]+)pt"', svg)[1]) / 72) <= 1  # 2x the page
+
+
+def test_every_download_link_resolves(site):
+    links = 0
+    for page in pages(site):
+        doc = soup(page)
+        for figure in doc.select("figure.mha-figure, figure.mha-gallery-item"):
+            for a in figure.select(".mha-downloads a[download]"):
+                assert resolve(site, page, a["href"]).is_file(), (page, a["href"])
+                links += 1
+            for frame in figure.select(".mha-frame"):
+                for fmt in export.FORMATS:
+                    assert resolve(site, page, frame[f"data-{fmt}"]).is_file(), (page, fmt)
+            copy = figure.select_one("a.mha-copy-link")
+            if figure["class"] == ["mha-figure"]:
+                assert page_of(site, copy["href"]) == page and copy["href"].endswith(f"#{figure['id']}")
+    assert links > 2 * len(registry.ORDER) * len(export.FORMATS)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_gallery_lists_every_figure(site, lang):
+    gallery = site / LANG_DIRS[lang] / "gallery" / "index.html"
+    cards = soup(gallery).select("figure.mha-gallery-item")
+    assert sorted(c["id"].removeprefix("gallery-") for c in cards) == sorted(registry.ORDER)
+    numbers = [tuple(map(int, re.findall(r"\d+", c.find(class_="mha-fig-num").get_text()))) for c in cards]
+    assert numbers == sorted(numbers)  # in figure-number order
+    for card in cards:
+        fig_id = card["id"].removeprefix("gallery-")
+        assert resolve(site, gallery, card.img["src"]).is_file() and card.img["loading"] == "lazy"
+        assert card.find("code").get_text() == fig_id
+        home = card.find("a", class_="mha-fig-num")
+        assert soup(resolve(site, gallery, home["href"])).find(id=f"fig-{fig_id}"), home["href"]
+        assert len(card.select(".mha-downloads a[download]")) >= len(export.FORMATS)
+
+
+def test_provenance_names_real_definitions(site):
+    doc = soup(site / "one-head-blends" / "index.html")
+    for box in doc.select("figure.mha-figure"):
+        fig_id = box["id"].removeprefix("fig-")
+        links = box.select(".mha-provenance a")
+        assert links[0].get_text() == registry.module_name(fig_id).replace(".", "/") + ".py"
+        assert len(links) > 1, f"{fig_id}: no mha_ref function named"
+        for a in links[1:]:
+            m = re.fullmatch(re.escape(IDENTITY.repository) + r"/blob/v[^/]+/(.+)#L(\d+)", a["href"])
+            line = (Path(export.ROOT) / m[1]).read_text(encoding="utf-8").splitlines()[int(m[2]) - 1]
+            name = a.get_text().split(".")[-1]
+            assert re.match(rf"\s*def {name}\(", line), (a.get_text(), m[1], m[2], line)
+
+
+def test_cli_writes_the_sites_bytes(site, tmp_path):
+    chosen = [MULTI, "published-models"]
+    assert cli(["--out", str(tmp_path), "--only", *chosen, "--format", "svg,pdf,png"]) == 0
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert any(p.endswith(".zip") for p in written)
+    for rel in written:
+        lang, path = rel.split("/", 1)
+        assert (tmp_path / rel).read_bytes() == (site / LANG_DIRS[lang] / "figures" / path).read_bytes(), rel
+    expected = {f"{lang}/{f.path(fmt)}" for lang in LANG_DIRS for i in chosen for f in frames(i) for fmt in export.FORMATS}
+    assert expected <= set(written)
+
+
+def test_all_frames_zip_holds_each_frame_in_order(site):
+    for lang, prefix in LANG_DIRS.items():
+        base = site / prefix / "figures"
+        with zipfile.ZipFile(base / export.zip_path(MULTI, "pdf")) as z:
+            names = z.namelist()
+            assert names[1:] == [f.path("pdf") for f in frames(MULTI)]
+            assert all(i.date_time == export.ZIP_TIME for i in z.infolist())
+            for name in names[1:]:
+                assert z.read(name) == (base / name).read_bytes()
