@@ -155,3 +155,20 @@ def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new,
     assert errors[0].startswith("ERROR") and first_line in errors[0], run.stderr[-3000:]
     assert "figures/width_slices.py, line" in errors[0]
     assert "Traceback (most recent call last)" in run.stderr  # after the line, not before it
+
+
+@pytest.mark.parametrize("command", ["build", "serve"])
+def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_and_line(copy, command):
+    """`mkdocs build`, and serve's first build (mkdocs runs it before its serve loop and stops when it
+    fails), name the file and line on their first error line, the traceback after it."""
+    toy = copy / "mha_ref/toy.py"
+    source = toy.read_text()
+    toy.write_text(source + "\ndef broken(:\n    pass\n")
+    args = ["-d", str(copy / "site")] if command == "build" else ["-a", f"127.0.0.1:{_free_port()}"]
+    run = subprocess.run([sys.executable, "-m", "mkdocs", command, *args], cwd=copy, env=ENV,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0
+    errors = [line for line in run.stderr.splitlines() if line.startswith(("ERROR", "Traceback"))]
+    line = source.count("\n") + 2
+    assert errors[0].startswith(f"ERROR   -  The build failed (mha_ref/toy.py, line {line}): SyntaxError"), run.stderr[-3000:]
+    assert ("needs one good build to start" in errors[0]) == (command == "serve")

@@ -143,8 +143,29 @@ def _show_figure_failures(config) -> None:
 
 
 def on_serve(server, config, builder):
+    global _rebuilding
+    _rebuilding = True  # from now on the wrapper below reports a failed build
     server.builder = _keeping_last_good_site(server.builder, Path(config.site_dir))
     return server
+
+
+_rebuilding = False
+
+
+def on_build_error(error):
+    """A build that fails outside the serve loop (`mkdocs build`, or serve's first build, which
+    mkdocs runs before the loop and ends serve on) gets one line with the file and line first."""
+    if _rebuilding or isinstance(error, PluginError):  # figure failures already name themselves
+        return
+    log.error(f"The build failed{_where(error)}: {type(error).__name__}: {error}"
+              + (" mkdocs serve needs one good build to start: fix it and start it again." if _serving else ""))
+
+
+def _where(e: BaseException) -> str:
+    try:
+        return importlib.import_module("figures.registry").located(e)
+    except Exception:  # figures/registry.py itself may be what is broken
+        return f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
 
 
 def _keeping_last_good_site(build, site_dir: Path):
@@ -160,11 +181,7 @@ def _keeping_last_good_site(build, site_dir: Path):
             build()
             built = True
         except Exception as e:
-            try:
-                where = importlib.import_module("figures.registry").located(e)
-            except Exception:  # figures/registry.py itself may be what is broken
-                where = f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
-            log.error(f"The rebuild failed{where}: {type(e).__name__}: {e}. Still serving the last good site.\n"
+            log.error(f"The rebuild failed{_where(e)}: {type(e).__name__}: {e}. Still serving the last good site.\n"
                       + "".join(traceback.format_exception(e)[-12:]))
         finally:
             if built:
