@@ -22,6 +22,9 @@ ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns the cache off; a path 
 KEEP = 2000  # files kept after pruning: about eight full builds of both languages
 
 
+_FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
+
+
 def from_env() -> FigureCache | None:
     """The cache the environment asks for: DEFAULT_DIR unless MHA_FIGURE_CACHE says otherwise."""
     value = os.environ.get(ENV, "").strip()
@@ -60,6 +63,17 @@ class FigureCache:
             return None
         os.utime(path)  # recently used: kept by prune()
         return data
+
+    def failed(self, path: Path, error=None):
+        """The FigureError of a frame that failed to draw in this process, or, given one, remember it.
+
+        Kept in memory only (a failure is not worth a file): `mkdocs build` and each serve rebuild
+        fill the cache for every language first, then read it language by language; a frame that
+        failed is reported from here, not drawn a second time. The path names the frame's sources,
+        so an edit that fixes it asks afresh."""
+        if error is not None:
+            _FAILED[path] = error
+        return _FAILED.get(path)
 
     def put(self, path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -206,7 +206,7 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     tasks, paths = _tasks(langs, ids, formats, cache, broken)
     for e in broken or ():
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
-    found = [None if path is None else cache.get(path) for path in paths]
+    found = [None if path is None else cache.failed(path) or cache.get(path) for path in paths]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
     fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
@@ -218,6 +218,9 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
 def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
     """Each task's Rendered, in order: from the cache when found, else the next frame drawn."""
     for task, path, data in zip(tasks, paths, found):
+        if isinstance(data, FigureError):  # failed to draw earlier in this build: not drawn again
+            yield Rendered(*task, None, drawn=False, error=data.at(task[1], task[0].slug))
+            continue
         if data is not None:
             yield Rendered(*task, data, drawn=False)
             continue
@@ -236,11 +239,13 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
 
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
-    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists()]
+    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     with closing(render_many(drawings, jobs, keep_going)) as drawn:
         for (task, path), data in zip(missing, _each_format(drawings, drawn)):
-            if not isinstance(data, FigureError):
+            if isinstance(data, FigureError):
+                cache.failed(path, data)
+            else:
                 cache.put(path, data)
     if missing:
         cache.prune()
