@@ -174,9 +174,9 @@ def test_bibtex_keys_are_unique_across_the_site(site):
 
 
 def test_bibtex_escapes_what_tex_would_read_as_markup():
-    c = cite.PageCitation("en", "x", "50% of {heads} & a_b #1", "https://a.example/x/", "2020-01-02")
+    c = cite.PageCitation("en", "x", '50% of {heads} & a_b #1, "quoted"', "https://a.example/x/", "2020-01-02")
     entry = parse_string(cite.bibtex(c), "bibtex").entries["mha-explained-x-en"]
-    assert entry.fields["title"] == r"{50\% of \{heads\} \& a\_b \#1}"
+    assert entry.fields["title"] == r'{50\% of \{heads\} \& a\_b \#1, {"}quoted{"}}'
 
 
 @pytest.mark.parametrize("stem, lang", PAGES, ids=lambda x: x)

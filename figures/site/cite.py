@@ -99,11 +99,14 @@ def _tex(text: str) -> str:
         text = text.replace(char, {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}"}[char])
     for char in "&%$#_":
         text = text.replace(char, "\\" + char)
-    return text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    text = text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    return text.replace('"', '{"}')  # values are in quotes (below)
 
 
 def bibtex(c: PageCitation) -> str:
-    """A @misc entry; names in double braces are organisations, kept whole by BibTeX."""
+    """A @misc entry. Values are in quotes, not braces, so that a braced name ({mha-explained
+    contributors}: an organisation, kept whole) never prints "{{", which the site reads as a
+    construct left unexpanded."""
     fields = {
         "title": "{" + _tex(c.title) + "}",  # braced again: BibTeX styles keep its case
         "author": " and ".join("{" + _tex(a) + "}" for a in c.identity.authors),
@@ -114,7 +117,7 @@ def bibtex(c: PageCitation) -> str:
         "year": c.date[:4],
     }
     width = max(map(len, fields))
-    body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields.items())
+    body = ",\n".join(f'  {name:<{width}} = "{value}"' for name, value in fields.items())
     return f"@misc{{mha-explained-{c.slug}-{c.lang},\n{body}\n}}"
 
 
