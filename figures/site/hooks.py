@@ -45,7 +45,22 @@ def on_config(config):
     importlib.invalidate_caches()
     _show_figure_failures(config)
     importlib.import_module("figures.site.offline").configure(config)
+    _identify(config)
     return config
+
+
+def _identify(config) -> None:
+    """The site's URL and footer come from IDENTITY (pyproject.toml), its one home; mkdocs.yml holds
+    no second copy. `mkdocs serve` sets its own local site_url, which is kept."""
+    cite = importlib.import_module("figures.site.cite")
+    site_url = cite.IDENTITY.site_url
+    if not _serving:
+        if config.site_url not in (None, site_url):  # the en build finds the zh build's value
+            raise PluginError(f"site_url is set in pyproject.toml ([tool.mha-explained] site_url = "
+                              f"{site_url!r}), not in mkdocs.yml (which says {config.site_url!r})")
+        config.site_url = site_url
+    i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
+    config.copyright = cite.footer(i18n.current_language or i18n.default_language)
 
 
 def untwinned_pages(docs_dir: Path, langs: list[str]) -> list[str]:
@@ -105,7 +120,28 @@ def on_page_markdown(markdown, page, config, files):
         text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url)
     except markup.MarkupError as e:
         raise PluginError(str(e)) from e
-    return text
+    return text + _cite_this_page(markdown, page, _lang(config), nav_entry)
+
+
+def _cite_this_page(markdown: str, page, lang: str, nav_entry: str) -> str:
+    """The page's updated line and cite section; its citation meta tags go to page.meta, which
+    overrides/main.html prints."""
+    cite = importlib.import_module("figures.site.cite")
+    markup = importlib.import_module("figures.site.markup")
+    registry = importlib.import_module("figures.registry")
+    numbering = importlib.import_module("figures.site.numbering")
+    modules = [registry.module_name(m["id"]) for m in markup.outside_code(markup.FIGURE, markdown)]
+    title = numbering.TITLE.search(markdown)
+    if title is None:
+        raise PluginError(f"{page.file.src_uri}: a page starts with its title, '# Title {{#id}}', which its citation names")
+    try:
+        date = cite.last_changed(ROOT, cite.page_sources(page.file.src_uri, modules), cite.IDENTITY.release_date)
+    except RuntimeError as e:
+        raise PluginError(f"{page.file.src_uri}: {e}") from e
+    citation = cite.PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
+                                 url=cite.IDENTITY.site_url + page.url, date=date)
+    page.meta["citation"] = cite.meta(citation)
+    return cite.markdown(citation)
 
 
 PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English title, for other languages

@@ -1,0 +1,162 @@
+"""How a page is cited: its date, its "Cite this page" section, its citation meta tags, the footer.
+
+Everything comes from IDENTITY (pyproject.toml) and git, never from the clock: two builds of the
+same commit print the same dates. A page's date is the commit date of the last change to its
+sources (see `page_sources`); a checkout without git history (a source tarball) cites the release
+date instead.
+"""
+
+from __future__ import annotations
+
+import html
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from figures.identity import IDENTITY, Identity
+
+ANCHOR = "cite"  # the section's id, the same in every language
+PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
+
+TEXT = {
+    "zh": {
+        "heading": "引用本页",
+        "updated": "更新于 {date} · v{version}",
+        "how": f"把 `{PLACEHOLDER}` 换成你读到本页的日期（GB/T 7714 的引用日期，BibTeX 的 urldate）。",
+        "edition": "{version}版",
+        "note": "{site}，版本 {version}，更新于 {date}",
+        "footer": ('文字与图采用 <a href="{content_url}">{content}</a> 许可，代码采用 '
+                   '<a href="{code_url}">{code}</a> 许可 · {authors} · <a href="{repository}">源代码</a>'),
+    },
+    "en": {
+        "heading": "Cite this page",
+        "updated": "Updated {date} · v{version}",
+        "how": f"Replace `{PLACEHOLDER}` with the day you read the page (GB/T 7714's access date, BibTeX's urldate).",
+        "edition": "Version {version}",
+        "note": "{site}, version {version}, updated {date}",
+        "footer": ('Text and figures: <a href="{content_url}">{content}</a>; code: '
+                   '<a href="{code_url}">{code}</a> · {authors} · <a href="{repository}">Source code</a>'),
+    },
+}
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December")
+
+
+@dataclass(frozen=True)
+class PageCitation:
+    lang: str
+    slug: str      # "one-head-blends", "index": the BibTeX key's stem
+    title: str     # the page's own title, in its language
+    url: str       # site_url + the page's url
+    date: str      # YYYY-MM-DD: the last change to the page's sources
+    identity: Identity = IDENTITY
+
+    @property
+    def site(self) -> str:
+        return self.identity.title[self.lang]
+
+
+# ---- the date -----------------------------------------------------------------------------------
+
+def page_sources(page_src: str, figure_modules: list[str]) -> list[str]:
+    """The paths (relative to the checkout) whose last change dates a page: the page's own file in
+    its own language (the reader cites the text they read; the twin may be fixed on another day), the
+    modules of the figures it places, and mha_ref/, which computes every number and figure."""
+    return [f"docs/{page_src}", *(m.replace(".", "/") + ".py" for m in figure_modules), "mha_ref"]
+
+
+def last_changed(root: Path, paths: list[str], fallback: str) -> str:
+    """YYYY-MM-DD of the last commit touching any of `paths`; `fallback` without git history there,
+    or when none of them was ever committed."""
+    if not (root / ".git").exists():  # a file in a worktree, a folder in a clone
+        return fallback
+    run = subprocess.run(["git", "log", "-1", "--format=%cs", "--", *paths], cwd=root,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"git log in {root} failed, so the page's date is unknown: {run.stderr.strip()}")
+    return run.stdout.strip() or fallback
+
+
+# ---- the section at the end of every page -------------------------------------------------------
+
+def gbt7714(c: PageCitation) -> str:
+    """GB/T 7714-2015, 电子资源: 主要责任者. 题名[EB/OL]. 版本项. 出版者, 出版年(更新或修改日期)[引用日期]. 获取和访问路径."""
+    edition = TEXT[c.lang]["edition"].format(version=c.identity.version)
+    return (f"{', '.join(c.identity.authors)}. {c.title}[EB/OL]. {edition}. {c.site}, {c.date[:4]}"
+            f"({c.date})[{PLACEHOLDER}]. {c.url}.")
+
+
+def apa7(c: PageCitation) -> str:
+    """APA 7, a page of a website: Author. (Year, Month Day). Title (Version). Site. URL"""
+    year, month, day = (int(x) for x in c.date.split("-"))
+    return (f"{', '.join(c.identity.authors)}. ({year}, {MONTHS[month - 1]} {day}). {c.title} "
+            f"(Version {c.identity.version}). {c.site}. {c.url}")
+
+
+def _tex(text: str) -> str:
+    """Text as a BibTeX field value: TeX's special characters escaped."""
+    for char in "\\{}":  # first, so that the escapes below keep their braces
+        text = text.replace(char, {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}"}[char])
+    for char in "&%$#_":
+        text = text.replace(char, "\\" + char)
+    text = text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    return text.replace('"', '{"}')  # values are in quotes (below)
+
+
+def bibtex(c: PageCitation) -> str:
+    """A @misc entry. Values are in quotes, not braces, so that a braced name ({mha-explained
+    contributors}: an organisation, kept whole) never prints "{{", which the site reads as a
+    construct left unexpanded."""
+    fields = {
+        "title": "{" + _tex(c.title) + "}",  # braced again: BibTeX styles keep its case
+        "author": " and ".join("{" + _tex(a) + "}" for a in c.identity.authors),
+        "howpublished": r"\url{" + c.url + "}",
+        "url": c.url,
+        "urldate": PLACEHOLDER,
+        "note": _tex(TEXT[c.lang]["note"].format(site=c.site, version=c.identity.version, date=c.date)),
+        "year": c.date[:4],
+    }
+    width = max(map(len, fields))
+    body = ",\n".join(f'  {name:<{width}} = "{value}"' for name, value in fields.items())
+    return f"@misc{{mha-explained-{c.slug}-{c.lang},\n{body}\n}}"
+
+
+def markdown(c: PageCitation) -> str:
+    """The page's last lines: its updated line, then the cite section, each form in a code block
+    (Material's copy button); kept out of the search index, or every page would match its words."""
+    t = TEXT[c.lang]
+    updated = t["updated"].format(date=c.date, version=c.identity.version)
+    return "\n".join([
+        "", "", f"{updated}", "{: .mha-updated }", "",
+        f"## {t['heading']} {{#{ANCHOR} data-search-exclude }}", "", t["how"], "",
+        "**GB/T 7714-2015**", "", "```text", gbt7714(c), "```", "",
+        "**APA 7**", "", "```text", apa7(c), "```", "",
+        "**BibTeX**", "", "```bibtex", bibtex(c), "```", "",
+    ])
+
+
+# ---- what the theme prints around the page ------------------------------------------------------
+
+def meta(c: PageCitation) -> dict:
+    """What overrides/main.html puts in <head>: the tags Google Scholar and Zotero read, the licence."""
+    return {
+        "title": c.title,
+        "authors": list(c.identity.authors),
+        "date": c.date.replace("-", "/"),  # Google Scholar's YYYY/MM/DD
+        "language": c.lang,
+        "url": c.url,
+        "licence_url": c.identity.content_licence_url,
+    }
+
+
+def licence_name(spdx: str) -> str:
+    """"CC-BY-4.0" -> "CC BY 4.0", the name Creative Commons writes; "MIT" stays."""
+    return spdx.replace("-", " ") if spdx.startswith("CC-") else spdx
+
+
+def footer(lang: str, identity: Identity = IDENTITY) -> str:
+    """The footer's line (config.copyright, which Material prints unescaped), in the page's language."""
+    return TEXT[lang]["footer"].format(
+        content=licence_name(identity.content_licence), content_url=identity.content_licence_url,
+        code=licence_name(identity.code_licence), code_url=identity.code_licence_url,
+        authors=html.escape(", ".join(identity.authors)), repository=identity.repository)
