@@ -27,6 +27,13 @@ def checked_frames(figure_cache):
 
 
 @pytest.fixture(scope="session")
+def warm_cache(checked_frames):
+    """The session's figure cache holding every frame: a build or `mkdocs serve` in a copy of the
+    checkout (which inherits MHA_FIGURE_CACHE) then draws only the frames its edit changes."""
+    return os.environ[ENV]
+
+
+@pytest.fixture(scope="session")
 def site(tmp_path_factory, checked_frames):
     out = tmp_path_factory.mktemp("build") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")

@@ -41,9 +41,21 @@ def _dom(url: str, *extra: str) -> BeautifulSoup:
     return BeautifulSoup(run.stdout, "html.parser")
 
 
+@pytest.fixture(scope="module")
+def loaded(served):
+    """A page's DOM after the site's JavaScript ran; Chromium loads each page once per module."""
+    pages = {}
+
+    def load(path: str) -> BeautifulSoup:
+        if path not in pages:
+            pages[path] = _dom(served + path)
+        return pages[path]
+    return load
+
+
 @pytest.mark.parametrize("path, label", [("one-head-blends/", "查询 token"), ("en/one-head-blends/", "query token")])
-def test_slider_is_built_labelled_and_opens_on_the_start_frame(served, path, label):
-    dom = _dom(served + path)
+def test_slider_is_built_labelled_and_opens_on_the_start_frame(loaded, path, label):
+    dom = loaded(path)
     boxes = dom.select(".mha-frames")
     stepped = [b for b in boxes if len(b.select(":scope > .mha-frame")) > 1]
     assert stepped, "the page has figures with frames"
@@ -62,8 +74,8 @@ def test_slider_is_built_labelled_and_opens_on_the_start_frame(served, path, lab
     assert blend_rows.select(".mha-frame")[int(blend_rows["data-start"])]["data-value"].endswith("it")
 
 
-def test_a_figure_without_frames_gets_no_controls(served):
-    dom = _dom(served + "one-head-blends/")
+def test_a_figure_without_frames_gets_no_controls(loaded):
+    dom = loaded("one-head-blends/")
     figure = dom.select_one("#fig-peak-dip")
     assert figure.select_one(".mha-controls") is None
     assert "mha-js" not in figure.select_one(".mha-frames")["class"]

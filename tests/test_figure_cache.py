@@ -67,7 +67,8 @@ def test_only_the_frames_whose_sources_changed_are_drawn_again(checkout):
 
 
 def test_the_pool_draws_the_same_bytes_as_one_process():
-    tasks = [(f, lang, fmt) for f in frames("width-slices") + frames("peak-dip")
+    # frames of two figures in both languages: what a worker drew before must not change its bytes
+    tasks = [(f, lang, fmt) for f in frames("width-slices")[:2] + frames("peak-dip")
              for lang in ("zh", "en") for fmt in ("svg", "png")]
     assert list(render_many(tasks, jobs=2)) == [render(*task) for task in tasks]
 

@@ -36,7 +36,7 @@ def _stop(server: subprocess.Popen) -> bool:
         return False
 
 
-def test_serve_reloads_edited_modules(checkout):
+def test_serve_reloads_edited_modules(checkout, warm_cache):
     port = _free_port()
     temp = checkout / "temp"  # the server's temporary files, to check that it removes them
     temp.mkdir()

@@ -55,8 +55,9 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 @pytest.fixture
-def copy():
-    """A copy of this checkout (tracked and new files), removed afterwards."""
+def copy(warm_cache):
+    """A copy of this checkout (tracked and new files), removed afterwards; its builds start from the
+    session's warm figure cache."""
     folder = Path(tempfile.mkdtemp(prefix="mha-serve-errors-"))
     files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
