@@ -1,10 +1,10 @@
 """Every frame of every figure drawn once per session, in a pool, and read as it is drawn: the
-glyph, symbol and plural checks of the Figure, and the SVG it becomes. The SVGs go into the
-session's figure cache, so the site build that follows draws nothing again."""
+glyph, symbol and plural checks of the Figure, and the files it becomes (SVG, and the PDF and PNG
+downloads when the site has them). They go into the session's figure cache, so the site build that
+follows draws nothing again."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import warnings
@@ -17,17 +17,17 @@ from matplotlib import font_manager
 from matplotlib.text import Text
 
 import figures.render
-from figures import registry
+from figures import export, registry
 from figures.cache import from_env
-from figures.render import Frame, cores, plan, render
-from figures.style import LANGS, to_bytes
+from figures.render import Frame, cores, plan, render_set
+from figures.style import LANGS, to_bytes_each
 
 # "1 heads", "1 columns": a count of one with a plural noun (the English text only)
 ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
 
 
 class Checked(NamedTuple):
-    svg: bytes | None  # None: the frame failed to draw (error says why)
+    files: dict[str, bytes] | None  # by format; None: the frame failed to draw (error says why)
     error: str
     missing: list[str]  # matplotlib's warnings of glyphs missing from a font
     fallbacks: list[str]  # texts drawn from another face than the one they ask for
@@ -70,19 +70,19 @@ def outside_math(text: str) -> str:
 
 
 def check(task: tuple[Frame, str]) -> Checked:
-    """render() one frame as SVG, reading the Figure it serialises on its way to to_bytes."""
+    """render_set() one frame in the site's formats, reading the Figure it serialises on its way."""
     frame, lang = task
-    drawn = []
+    drawn, fmts = [], export.site_formats()
     with warnings.catch_warnings(record=True) as caught, \
-            mock.patch.object(figures.render, "to_bytes", lambda fig, fmt="svg": drawn.append(fig) or to_bytes(fig, fmt)):
+            mock.patch.object(figures.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
         warnings.simplefilter("always")
         try:
-            svg = render(frame, lang, "svg")
+            files = dict(zip(fmts, render_set(frame, lang, fmts)))
         except Exception as e:
             return Checked(None, f"{type(e).__name__}: {e}", [], [], [], [])
     words = [t.get_text() for t in texts(drawn[0])]
     return Checked(
-        svg, "",
+        files, "",
         missing=[str(w.message) for w in caught if "missing" in str(w.message).lower()],
         fallbacks=[msg for t in texts(drawn[0]) for msg in fallbacks(t)],
         underscores=[w for w in words if "_" in outside_math(w)],
@@ -93,14 +93,13 @@ def check(task: tuple[Frame, str]) -> Checked:
 def check_all() -> dict[tuple[Frame, str], Checked]:
     """check() every frame in both languages, one process per core, and cache each SVG drawn."""
     tasks = [(frame, lang) for lang in LANGS for frame in plan()]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(cores(), mp_context=context) as pool:
+    with ProcessPoolExecutor(cores(), mp_context=figures.render._start_method()) as pool:
         checked = dict(zip(tasks, pool.map(check, tasks, chunksize=4)))
     cache = from_env()
     if cache is not None:
         modules = sorted({registry.module_name(f.fig_id) for f, _ in tasks})
         digest = dict(zip(modules, cache.digests(modules)))
         for (frame, lang), c in checked.items():
-            if c.svg is not None:
-                cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, "svg"), c.svg)
+            for fmt, data in (c.files or {}).items():
+                cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt), data)
     return checked

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import figures
-from figures import export, registry
+from figures import registry
 from figures.render import FigureError, Frame, frames, render
 from figures.site import markup
 from figures.style import to_bytes
@@ -37,12 +37,12 @@ def test_unknown_figure_id_is_named():
 @pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
 def test_frame_renders_every_glyph_from_the_face_it_asks_for(frame, lang, checked_frames):
     checked = checked_frames[frame, lang]  # drawn once for the session, in a pool
-    assert checked.svg is not None, checked.error
+    assert checked.files is not None, checked.error
     assert not checked.missing, checked.missing
     assert not checked.fallbacks, checked.fallbacks
     assert not checked.underscores, checked.underscores  # symbols are mathtext ($d_k$), never raw underscores
     assert not checked.plurals, checked.plurals
-    svg = checked.svg
+    svg = checked.files["svg"]
     assert svg.startswith(b"<?xml") and b"<svg" in svg
     assert b"<dc:date>" not in svg  # no date: two builds give the same bytes
     assert b"<text" not in svg  # glyphs are paths: the reader needs no font
