@@ -91,6 +91,9 @@ def new_figure(height: float = 3.2, **kwargs):
     return plt.subplots(figsize=(WIDTH, height), layout="constrained", FigureClass=LaidOutOnce, **kwargs)
 
 
+# SVG, what the site serves, is saved by figures/svg_canvas.py: matplotlib's canvas measuring each
+# text once per process. PNG and PDF use matplotlib's own.
+_BACKENDS = {"svg": "module://figures.svg_canvas", "png": None, "pdf": None}
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
@@ -104,7 +107,7 @@ def to_bytes(fig, fmt: str = "svg") -> bytes:
         raise ValueError(f"unknown figure format {fmt!r}; use one of {FORMATS}")
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
+        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt], backend=_BACKENDS[fmt])
     finally:
         plt.close(fig)
     return buf.getvalue()
