@@ -3,8 +3,11 @@
 Saving one frame makes three SVG renderers (one for the layout pass, one inside it for the layout,
 one for the file), and matplotlib keeps text sizes per renderer and only its last 50 mathtext parses
 (per renderer too), so every label was measured and every `$...$` parsed again by each, in every
-frame. Here all renderers share one TextToPath that remembers sizes and parses for the process, and
-each text's line height is looked up once per font instead of in the font's tables every time.
+frame. Here all renderers share one TextToPath that remembers sizes, parses and glyph layouts (with
+the glyphs' outlines) for the process, and each text's line height is looked up once per font
+instead of in the font's tables every time. It leans on two internals that matplotlib's own
+renderers use (matplotlib._text_helpers.layout and the renderer hook _get_font_height_metrics):
+a matplotlib upgrade that moves them fails the figure tests, and changes the figure cache's key.
 
 Everything remembered depends only on the text and its font properties, given the rcParams that
 style.setup() sets the same way before every frame. style.to_bytes uses this canvas explicitly
@@ -16,7 +19,7 @@ from __future__ import annotations
 import codecs
 import functools
 
-from matplotlib import cbook
+from matplotlib import _text_helpers, cbook
 from matplotlib.backends import backend_svg
 from matplotlib.backends.backend_mixed import MixedModeRenderer
 from matplotlib.font_manager import fontManager, get_font
@@ -51,6 +54,21 @@ class _RememberingTextToPath(TextToPath):
     @functools.lru_cache(_MEMORY)
     def _size(self, s, prop, ismath):
         return super().get_text_width_height_descent(s, prop, ismath)
+
+    def get_glyphs_with_font(self, font, s, glyph_map=None, return_new_glyphs_only=False, *,
+                             features=None, language=None):
+        """matplotlib's, with each text's glyphs, their places and outlines laid out once."""
+        glyphs = self._laid_out(font, s, None if features is None else tuple(features), language)
+        glyph_map = {} if glyph_map is None else glyph_map
+        new = {} if return_new_glyphs_only else glyph_map
+        new.update((name, outline) for name, _, _, outline in glyphs if name not in glyph_map)
+        return [(name, x, y, 1.0) for name, x, y, _ in glyphs], new, []
+
+    @functools.lru_cache(_MEMORY)
+    def _laid_out(self, font, s, features, language):
+        # the outline is read while the layout has the glyph loaded, as matplotlib does
+        return tuple((self._get_glyph_repr(g.ft_object, g.glyph_index), g.x, g.y, g.ft_object.get_path())
+                     for g in _text_helpers.layout(s, font, features=features, language=language))
 
 
 _TEXT_TO_PATH = _RememberingTextToPath()
