@@ -13,6 +13,8 @@ import noto_cjk_sans_otc  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from . import svg_canvas  # noqa: E402
+
 LANGS = ("zh", "en")
 FORMATS = ("svg", "png", "pdf")
 
@@ -105,8 +107,9 @@ def new_figure(height: float = 3.2, **kwargs):
 
 
 # SVG, what the site serves, is saved by figures/svg_canvas.py: matplotlib's canvas measuring each
-# text once per process. PNG and PDF use matplotlib's own.
-_BACKENDS = {"svg": "module://figures.svg_canvas", "png": None, "pdf": None}
+# text once per process. PNG and PDF use matplotlib's own. Imported, not only named, so that the
+# figure cache (figures/sources.py) sees it among the code every frame is drawn with.
+_BACKENDS = {"svg": f"module://{svg_canvas.__name__}", "png": None, "pdf": None}
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},

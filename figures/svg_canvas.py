@@ -1,13 +1,13 @@
 """The SVG canvas the frames are saved with: matplotlib's own, measuring each text once per process.
 
-Saving one frame makes three SVG renderers (one for the layout pass, one inside it for the layout,
-one for the file), and matplotlib keeps text sizes per renderer and only its last 50 mathtext parses
-(per renderer too), so every label was measured and every `$...$` parsed again by each, in every
-frame. Here all renderers share one TextToPath that remembers sizes, parses and glyph layouts (with
-the glyphs' outlines) for the process, and each text's line height is looked up once per font
-instead of in the font's tables every time. It leans on two internals that matplotlib's own
-renderers use (matplotlib._text_helpers.layout and the renderer hook _get_font_height_metrics):
-a matplotlib upgrade that moves them fails the figure tests, and changes the figure cache's key.
+matplotlib remembers text sizes per renderer, and only its last 50 mathtext parses, so every frame
+(and savefig's layout pass, with a renderer of its own) measured, parsed and laid out its labels
+afresh, though most labels recur from frame to frame. Here every renderer shares one TextToPath
+that remembers sizes, parses and glyph layouts (with the glyphs' outlines) for the process, and a
+font's line height is read from its tables once, not for every text. Two matplotlib internals are
+used, the ones its own renderers use: matplotlib._text_helpers.layout and the renderer hook
+_get_font_height_metrics. The figure cache's key holds matplotlib's version, and
+tests/test_frame_speed.py checks the bytes against matplotlib's own canvas.
 
 Everything remembered depends only on the text and its font properties, given the rcParams that
 style.setup() sets the same way before every frame. style.to_bytes uses this canvas explicitly
