@@ -13,6 +13,8 @@ import noto_cjk_sans_otc  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from . import svg_canvas  # noqa: E402
+
 LANGS = ("zh", "en")
 FORMATS = ("svg", "png", "pdf")
 
@@ -73,20 +75,33 @@ def setup() -> None:
 
 
 class LaidOutOnce(Figure):
-    """A figure that savefig draws once, not twice.
+    """A figure that savefig lays out once, with the renderer that then draws it.
 
     With a layout engine, savefig first draws the whole figure with drawing switched off, only to
-    run the layout, then draws it for real. Here that first pass runs the layout and stops: the
-    same layout, the same bytes (tests/test_figures_render.py), a fifth less time per frame.
+    run the layout, with a renderer of its own, then draws it for real with another. Here that
+    first pass only notes the layout is due, and the real pass runs it with its own renderer, so
+    the text measured for the layout is not measured again to be drawn: the same layout, the same
+    bytes (tests/test_figures_render.py), a fifth less time per frame than drawing twice.
     """
 
     def draw(self, renderer):
         inner = getattr(renderer, "_renderer", renderer)  # svg and pdf wrap their renderer
         switched_off = any("draw_path" in getattr(r, "__dict__", {}) for r in (renderer, inner))
         if switched_off and self.axes and self.get_layout_engine() is not None:
-            self.get_layout_engine().execute(self)
+            self._layout_due = self.get_layout_engine()  # savefig switches it off for the real pass
             return
+        engine = self.__dict__.pop("_layout_due", None)
+        if engine is not None:
+            self._renderer_now = renderer
+            try:
+                engine.execute(self)
+            finally:
+                del self._renderer_now
         super().draw(renderer)
+
+    def _get_renderer(self):
+        # the layout engine asks the figure for a renderer: the one drawing it, while there is one
+        return self.__dict__.get("_renderer_now") or super()._get_renderer()
 
 
 def new_figure(height: float = 3.2, **kwargs):
@@ -95,6 +110,10 @@ def new_figure(height: float = 3.2, **kwargs):
     return plt.subplots(figsize=(WIDTH, height), layout="constrained", FigureClass=LaidOutOnce, **kwargs)
 
 
+# SVG, what the site serves, is saved by figures/svg_canvas.py: matplotlib's canvas measuring each
+# text once per process. PNG and PDF use matplotlib's own. Imported, not only named, so that the
+# figure cache (figures/sources.py) sees it among the code every frame is drawn with.
+_BACKENDS = {"svg": f"module://{svg_canvas.__name__}", "png": None, "pdf": None}
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
@@ -108,7 +127,7 @@ def to_bytes(fig, fmt: str = "svg") -> bytes:
         raise ValueError(f"unknown figure format {fmt!r}; use one of {FORMATS}")
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
+        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt], backend=_BACKENDS[fmt])
     finally:
         plt.close(fig)
     return buf.getvalue()
