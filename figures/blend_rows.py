@@ -11,11 +11,11 @@ from .draw import head_rows, top_keys
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
-    "选定一个查询 token，上面是位置头那一行权重，下面是句法头那一行。"
+    "{{ screen \"选定一个查询 token\" print \"每一帧取一个查询 token\" }}，上面是位置头那一行权重，下面是句法头那一行。"
     "查询是 `it` 时，一个指向前一格的 `and`，一个指向后一格的 `ran`。"
 )
 CAPTION_EN = (
-    "Pick a query token: the position head's row of weights on top, the syntax head's below. "
+    "{{ screen \"Pick a query token\" print \"One query token per frame\" }}: the position head's row of weights on top, the syntax head's below. "
     "For `it`, one points one step back at `and`, the other one step ahead at `ran`."
 )
 

@@ -24,7 +24,7 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "只有一个头，它的查询按比例混合位置信号和句法信号，这是它对 `it` 的那一行权重。"
-    "两端各有一个笃定的答案；滑到中间，权重被两个 token 瓜分，哪个都没押中。"
+    "两端各有一个笃定的答案；到了中间，权重被两个 token 瓜分，哪个都没押中。"
 )
 CAPTION_EN = (
     "A single head whose query mixes the position signal and the syntax signal; its row of "

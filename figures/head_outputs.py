@@ -14,11 +14,11 @@ from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
-    "所选 token 的 {{ value toy.d_model }} 个拼接输出，按头着色。每一对数都是那个头自己的一行权重"
+    "{{ screen \"所选 token 的\" print \"每一帧画一个 token 的\" }} {{ value toy.d_model }} 个拼接输出，按头着色。每一对数都是那个头自己的一行权重"
     "乘以它自己的值向量得到的加权和，不是占位符。"
 )
 CAPTION_EN = (
-    "The {{ value toy.d_model }} concatenated outputs for the chosen token, coloured by head. Each "
+    "The {{ value toy.d_model }} concatenated outputs for {{ screen \"the chosen token\" print \"one token per frame\" }}, coloured by head. Each "
     "pair is that head's own row of weights times its own value vectors: a real weighted sum, not a "
     "placeholder."
 )

@@ -47,7 +47,7 @@ def draw(lang: str, value=None):
     ax.plot(ratios, rows.max(axis=1), color=INK, lw=2.6,
             label=pick(lang, "这一行的最高权重", "highest weight in the row"))
     ax.plot(stops, stop_peaks, "o", color=INK, ms=3.5,
-            label=pick(lang, "滑块的各档", "the slider's stops"))
+            label=pick(lang, "混合图的各档", "the blend figure's stops"))
     ax.plot([low_at], [low], "o", ms=9, mfc="none", mec=INK, mew=1.4)
     ax.annotate(pick(lang, f"最低点：比例 {low_at:.3f}，最高权重 {low:.2f}",
                      f"lowest: ratio {low_at:.3f}, highest weight {low:.2f}"),

@@ -11,11 +11,11 @@ from .draw import head_rows, top_keys
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
-    "上面是位置头，下面是稀有词头，都是所选查询的那一行权重。{{ screen \"拖动查询\" print \"从句首到句尾逐个查询看\" }}：上面的峰值跟着查询走，"
+    "上面是位置头，下面是稀有词头，都是{{ screen \"所选查询\" print \"每一帧那个查询\" }}的那一行权重。{{ screen \"拖动查询\" print \"从句首到句尾逐个查询看\" }}：上面的峰值跟着查询走，"
     "总落后一步（句首的 `the` 只能看自己）；下面的峰值始终停在 `cat` 上。"
 )
 CAPTION_EN = (
-    "The position head's row on top, the rare-token head's below, for the chosen query. "
+    "The position head's row on top, the rare-token head's below, for {{ screen \"the chosen query\" print \"each frame's query\" }}. "
     "{{ screen \"Move the query\" print \"From the first query to the last\" }}: the top peak follows it one step behind (the first token, `the`, can only look at "
     "itself); the bottom one never leaves `cat`."
 )

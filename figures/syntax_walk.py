@@ -17,12 +17,12 @@ from .style import HEAD_COLOURS, INK, MUTED, QUERY_BOX, new_figure, pick, plural
 CONTROL = query_control("it")
 CAPTION_ZH = (
     "句法头为每个 token 找到的目标，画成一条弧线：指向后面的弧在句子上方，指回前面的弧在句子下方；"
-    "所选查询的那条弧用粗的彩色线标出。"
+    "{{ screen \"所选查询的那条弧\" print \"每一帧那个查询的弧\" }}用粗的彩色线标出。"
     "从 `it` 指向后面的 `ran`，从 `ate` 指回前面的 `cat`：目标随语法走，不是固定的偏移。"
 )
 CAPTION_EN = (
     "The syntax head's target for each token, drawn as an arc: arcs that point ahead run above "
-    "the sentence, arcs that point back run below it, and the chosen query's arc is thick and "
+    "the sentence, arcs that point back run below it, and {{ screen \"the chosen query's arc\" print \"the arc of each frame's query\" }} is thick and "
     "coloured. From `it` it reaches forward to `ran`, from `ate` back to `cat`: the target follows "
     "the grammar, not a fixed offset."
 )

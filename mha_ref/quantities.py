@@ -116,6 +116,7 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "scale.d_k_min": lambda: min(scale.D_KS),
     "scale.peak": lambda: scale.peak(min(scale.D_KS), "d_k"),
     "scale.peak_wrong_narrowest": lambda: scale.peak(min(scale.D_KS), "d_model"),
+    "scale.d_k_mid": lambda: scale.D_KS[len(scale.D_KS) // 2],  # the frame scale-pitfall opens on
     "scale.peak_wrong_8": lambda: scale.peak(8, "d_model"),
     "base.d_model": lambda: _BASE.d_model,
     "base.h": lambda: _BASE.heads,

@@ -126,3 +126,33 @@ def test_exact_numbers_and_quoted_thresholds_pass_whatever_the_word():
     for name in ("voita.positional_pct", "toy.n", "gpt2.h"):
         assert markup.bound_problems(f"at least {{{{ value {name} }}}} and under {{{{ value {name} }}}}", "p") == []
     assert bounds.unrounded(quantities.value("voita.drop")) == Decimal(str(quantities.value("voita.drop")))
+
+
+# words that only make sense on screen (print shows the {{ screen … print … }} twin instead) --------
+SCREEN_ONLY = {
+    "en": re.compile(r"\bslider|\bdrag|\bslide (?:right|left|across|to)\b|\bstep (?:through|to other|the)\b|\bstepping\b"
+                     r"|\bswitch to\b|\bmove (?:the|it|\$)|\bclick|\bpress\b|\barrow keys|\bbutton"
+                     r"|\bopens (?:on|with|halfway)\b|\bopening (?:setting|frame)|\bpick a\b|\bthe chosen (?:query|token)",
+                     re.I),
+    "zh": re.compile(r"滑块|拖|滑到|点击|按钮|方向键|打开时|打开页面|打开的这一|换一个查询|换到别的|切到|所选|选定"),
+}
+
+
+def _printed_sources():
+    """(where, language, Markdown source) of every page and every figure caption."""
+    for page in sorted(DOCS.rglob("*.md")):
+        yield page.name, page.name.split(".")[-2], page.read_text(encoding="utf-8")
+    for fig_id in registry.ORDER:
+        mod = registry.get(fig_id)
+        yield f"caption of {fig_id}", "zh", mod.CAPTION_ZH
+        yield f"caption of {fig_id}", "en", mod.CAPTION_EN
+
+
+def test_print_never_asks_the_reader_to_move_a_slider():
+    """What print reads (the print twin of every screen/print construct; code left out) says what the
+    frames show, not how to drag, click or step through them (docs/assets/mha-print.css)."""
+    found = [f"{where} ({lang}): “{m[0]}” in …{printed[max(0, m.start() - 30):m.end() + 30]}…".replace("\n", " ")
+             for where, lang, text in _printed_sources()
+             for printed in [prose(markup.expand_media(text, only="print"))]
+             for m in SCREEN_ONLY[lang].finditer(printed)]
+    assert not found, "screen-only words in print; write them as {{ screen \"…\" print \"…\" }}:\n" + "\n".join(found)
