@@ -4,7 +4,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -79,16 +78,23 @@ def test_serve_reloads_edited_modules(checkout, warm_cache):
 
 def test_the_pool_does_not_fork_a_process_running_other_threads():
     """mkdocs serve builds while its server and file watchers run: a forked worker could inherit a
-    lock one of them holds. Alone, the process forks (the workers start with everything imported)."""
-    from figures.render import PRELOAD, _start_method
-
-    assert _start_method().get_start_method() == "fork"
-    stop = threading.Event()
-    watcher = threading.Thread(target=stop.wait)
-    watcher.start()
-    try:
-        assert _start_method().get_start_method() == "forkserver"
-    finally:
-        stop.set()
-        watcher.join()
-    assert not [m for m in PRELOAD if m.split(".")[0] in ("figures", "mha_ref")]  # serve re-imports those
+    lock one of them holds. Alone, the process forks (the workers start with everything imported).
+    Checked in a fresh process: this one may run other tests' server threads."""
+    script = """if True:
+        import threading
+        from figures.render import PRELOAD, _start_method
+        alone = _start_method().get_start_method()
+        stop = threading.Event()
+        watcher = threading.Thread(target=stop.wait)
+        watcher.start()
+        try:
+            busy = _start_method().get_start_method()
+        finally:
+            stop.set()
+            watcher.join()
+        print(alone, busy, *PRELOAD)
+    """
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    alone, busy, *preload = run.stdout.split()
+    assert (alone, busy) == ("fork", "forkserver")
+    assert preload and not [m for m in preload if m.split(".")[0] in ("figures", "mha_ref")]  # serve re-imports those
