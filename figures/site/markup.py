@@ -312,9 +312,12 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     )
 
 
-def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: str, where: str) -> str:
+def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: str, where: str,
+                     show_failures: bool = False) -> str:
     """Every registered figure as a card: start frame (the page's own SVG, loaded lazily), number,
-    id, caption, a link to the page that explains it, its downloads. Number order; unplaced last."""
+    id, caption, a link to the page that explains it, its downloads. Number order; unplaced last.
+    A figure that fails to import raises FigureError, or with `show_failures` (mkdocs serve) is its
+    error card."""
     def order(fig_id: str):
         n = numbers.get(fig_id)
         return (0, *map(int, n.number.split("."))) if n else (1, registry.ORDER.index(fig_id), 0)
@@ -322,7 +325,13 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
     items = []
     for fig_id in sorted(registry.ORDER, key=order):
         words, home = WORDS[lang], numbers.get(fig_id)
-        shown = frames(fig_id)[_start_index(fig_id, None, where)]
+        try:
+            shown = frames(fig_id)[_start_index(fig_id, None, where)]
+        except FigureError as e:
+            if not show_failures:
+                raise
+            items.append(cards.figure_html(e.at(lang)))
+            continue
         cap = caption(fig_id, lang, where)
         if home is None:
             head = f'{words["figure"].format("–")} {words["unplaced"]}'
@@ -443,7 +452,8 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
                                   page_url) + "\n"
 
     text = _sub(FIGURE, one_figure, text)
-    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where), text)
+    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures),
+                text)
     text = _sub(REFERENCES, lambda m: references_markdown(), text)
     text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
     text = expand_media(text)
