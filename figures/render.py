@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -119,17 +120,21 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
 # Imported by a fork server before it forks the workers: third-party only, since our own modules
 # change under `mkdocs serve` and each worker must import them as they are now.
 PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
+# The longest temporary folder under which the fork server's socket path (folder + "/pymp-XXXXXXXX"
+# + "/listener-XXXXXXXX", about 32 bytes more) still fits the 107 bytes a Unix socket path may have.
+SOCKET_ROOM = 107 - 40
 
 
 def _start_method() -> multiprocessing.context.BaseContext:
     """fork while this process runs one thread: the workers start with everything imported. With
     more threads (`mkdocs serve`'s server and file watchers), a forked worker could inherit a lock
     another thread held at that moment and wait for it for ever; then a fork server, started
-    single-threaded, forks the workers."""
+    single-threaded, forks the workers. The fork server listens on a Unix socket in the temporary
+    folder, whose path the system caps (about 107 bytes): under a longer TMPDIR, spawn instead."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    if "forkserver" in methods:
+    if "forkserver" in methods and len(os.fsencode(tempfile.gettempdir())) <= SOCKET_ROOM:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         return context

@@ -76,7 +76,7 @@ def test_serve_reloads_edited_modules(checkout, warm_cache):
     assert left == [], f"mkdocs serve left temporary files behind: {left}"
 
 
-def test_the_pool_does_not_fork_a_process_running_other_threads():
+def test_the_pool_does_not_fork_a_process_running_other_threads(tmp_path):
     """mkdocs serve builds while its server and file watchers run: a forked worker could inherit a
     lock one of them holds. Alone, the process forks (the workers start with everything imported).
     Checked in a fresh process: this one may run other tests' server threads."""
@@ -98,3 +98,9 @@ def test_the_pool_does_not_fork_a_process_running_other_threads():
     alone, busy, *preload = run.stdout.split()
     assert (alone, busy) == ("fork", "forkserver")
     assert preload and not [m for m in preload if m.split(".")[0] in ("figures", "mha_ref")]  # serve re-imports those
+    # under a temporary folder too long for the fork server's socket (as in test_serve_reloads...), spawn
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env=dict(os.environ, TMPDIR=str(deep)))
+    assert run.stdout.split()[:2] == ["fork", "spawn"]
