@@ -1,7 +1,10 @@
 """Shared fixtures: one strict build of the whole site per test session; a copy of the checkout."""
 
+import functools
+import http.server
 import os
 import shutil
+import threading
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +58,20 @@ def checkout(tmp_path):
             shutil.copy2(ROOT / rel, copy / rel)
     yield copy
     shutil.rmtree(copy, ignore_errors=True)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass  # a request log line per file would bury pytest's own output
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The built site over HTTP on a free local port, for the browser tests: its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()

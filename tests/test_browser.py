@@ -3,13 +3,10 @@
 Skipped where no Chromium is installed (it is a system package: `apt-get install chromium`).
 """
 
-import functools
 import os
-import http.server
 import shutil
 import subprocess
 import tempfile
-import threading
 
 import pytest
 from bs4 import BeautifulSoup
@@ -19,16 +16,6 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("CI"):
     raise RuntimeError("CI is set but chromium is missing: .ci/run should have installed it")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
-
-
-@pytest.fixture(scope="module")
-def served(site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
 
 
 def _dom(url: str, *extra: str) -> BeautifulSoup:

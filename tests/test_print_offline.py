@@ -5,14 +5,11 @@ sees is checked. Offline: the MHA_OFFLINE=1 build is opened from disk (file://),
 a link followed. Skipped without chromium or Playwright, except under CI, where that fails.
 """
 
-import functools
-import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -41,16 +38,6 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield b
         b.close()
-
-
-@pytest.fixture(scope="module")
-def served(site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
 
 
 @pytest.fixture(scope="module", params=[p for p in PAGES] + ["en/" + p for p in PAGES])
