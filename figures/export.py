@@ -217,7 +217,8 @@ def _sources() -> Sources:
     return Sources()
 
 
-def provenance(fig_id: str) -> list[Source]:
+@lru_cache(maxsize=None)  # asked for on its page and in the gallery, in each language; serve re-imports this module
+def provenance(fig_id: str) -> tuple[Source, ...]:
     """The figure's module, then every mha_ref function it reaches by name (figures/sources.py), by file and line."""
     sources = _sources()
     module = registry.module_name(fig_id)
@@ -233,7 +234,7 @@ def provenance(fig_id: str) -> list[Source]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 path = mod.path.relative_to(ROOT).as_posix()
                 found.append(Source(f"{name}.{part}", path, node.lineno, IDENTITY.source_url(path, node.lineno)))
-    return found
+    return tuple(found)
 
 
 def source_line(source: Source) -> str:
