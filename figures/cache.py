@@ -18,6 +18,7 @@ from pathlib import Path
 from .sources import ROOT, Sources
 
 DEFAULT_DIR = ROOT / ".cache" / "figures"
+OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
 ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns the cache off; a path moves it
 KEEP = 2000  # files kept after pruning: about eight full builds of both languages
 
@@ -28,7 +29,7 @@ _FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
 def from_env() -> FigureCache | None:
     """The cache the environment asks for: DEFAULT_DIR unless MHA_FIGURE_CACHE says otherwise."""
     value = os.environ.get(ENV, "").strip()
-    if value.lower() in ("0", "off", "no", "false"):
+    if value.lower() in OFF:
         return None
     return FigureCache(Path(value) if value else DEFAULT_DIR)
 

@@ -25,6 +25,7 @@ from html import escape
 from typing import NamedTuple
 
 from . import registry
+from .cache import OFF
 from .identity import IDENTITY
 from .render import Frame, frames
 from .sources import BY_NAME, ROOT, Sources
@@ -52,7 +53,7 @@ class Attribution(NamedTuple):
 
 
 def downloads_on() -> bool:
-    return os.environ.get(DOWNLOADS_ENV, "").strip().lower() not in ("0", "off", "no", "false")
+    return os.environ.get(DOWNLOADS_ENV, "").strip().lower() not in OFF
 
 
 def site_formats() -> tuple[str, ...]:
@@ -67,11 +68,10 @@ def page_url(nav_entry: str, lang: str) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    """A caption's first sentence, as plain text (its title)."""
-    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
-    text = text.replace("\\times", "×").replace("\\cdot", "·")
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
-    text = re.sub(r"[`*$\\]|\{:[^}]*\}", "", text).strip()
+    """A caption's first sentence, as plain text in its print wording (a file taken away is read
+    as on paper): its title."""
+    from .site.markup import plain
+    text = plain(text, media="print").strip()
     m = re.match(r"(.+?[。！？]|.+?[.!?](?=\s|$))", text, re.S)
     return " ".join((m[1] if m else text).split())
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.__main__ import copy_checkout
 from figures.cache import ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,13 +50,7 @@ def site(tmp_path_factory, checked_frames):
 @pytest.fixture
 def checkout(tmp_path):
     """A copy of this checkout (tracked and new files), so a test can edit it freely; removed after."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    copy = tmp_path / "checkout"
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, copy / rel)
+    copy = copy_checkout(tmp_path / "checkout")
     yield copy
     shutil.rmtree(copy, ignore_errors=True)
 

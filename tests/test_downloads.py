@@ -150,3 +150,14 @@ def test_all_frames_zip_holds_each_frame_in_order(site):
             assert all(i.date_time == export.ZIP_TIME for i in z.infolist())
             for name in names[1:]:
                 assert z.read(name) == (base / name).read_bytes()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_files_title_is_plain_words_in_its_print_wording(lang):
+    """A downloaded file is read away from the page: its title holds no page construct, Markdown or
+    TeX, and where a caption speaks of the slider it says what the frames show instead."""
+    numbers = export.site_numbers()
+    for fig_id in registry.ORDER:
+        a = export.attribution(frames(fig_id)[0], lang, numbers.get(fig_id))
+        assert not re.search(r"\{\{|\}\}|[`*$\\]|\]\(", a.title), a.title
+        assert not re.search(r"slider|滑块|拖", a.title), a.title

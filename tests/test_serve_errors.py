@@ -6,11 +6,9 @@ Ctrl-C does) and their copy is removed.
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -55,18 +53,9 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 @pytest.fixture
-def copy(warm_cache):
-    """A copy of this checkout (tracked and new files), removed afterwards; its builds start from the
-    session's warm figure cache."""
-    folder = Path(tempfile.mkdtemp(prefix="mha-serve-errors-"))
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, folder / rel)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def copy(checkout, warm_cache):
+    """A copy of this checkout (conftest), whose builds start from the session's warm figure cache."""
+    return checkout
 
 
 @pytest.fixture

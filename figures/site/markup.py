@@ -164,12 +164,14 @@ def caption(fig_id: str, lang: str, where: str = "") -> str:
     return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
 
 
-def _plain(markdown_text: str) -> str:
-    """Caption text for an image's alt attribute: no Markdown marks, no TeX commands."""
-    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", markdown_text)
+def plain(markdown_text: str, media: str = "screen") -> str:
+    """Caption text as plain words (an image's alt attribute, a download's title): the `media`
+    wording of {{ screen … print … }}, no Markdown marks or attribute lists, no TeX commands."""
+    text = expand_media(markdown_text, only=media)
+    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
     text = text.replace("\\times", "×").replace("\\cdot", "·")
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
-    return re.sub(r"[`*$\\]", "", text)
+    return re.sub(r"[`*$\\]|\{:[^}]*\}", "", text)
 
 
 def _start_index(fig_id: str, start: str | None, where: str) -> int:
@@ -277,7 +279,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     words = WORDS[lang]
     control = mod.CONTROL
     cap = caption(fig_id, lang, where)
-    alt_text = _plain(expand_media(cap, only="screen"))
+    alt_text = plain(cap)
     cap = expand_media(cap)
     readout = getattr(mod, "readout", None)
     start_index = _start_index(fig_id, start, where)
@@ -342,7 +344,7 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
         img = url(shown.path("svg"))
         items.append(
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
-            f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(_plain(expand_media(cap, only="screen")))}"'
+            f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(plain(cap))}"'
             ' loading="lazy"></a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
             + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
