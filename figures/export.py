@@ -170,6 +170,18 @@ def zip_frames(fig_id: str, fmt: str, files: list[tuple[Frame, bytes]], a: Attri
     return buf.getvalue()
 
 
+SVG_SIZE = re.compile(rb'<svg [^>]*?width="([0-9.]+)(pt)?" height="([0-9.]+)(pt)?"')
+
+
+def svg_size(head: bytes) -> tuple[int, int]:
+    """The width and height in CSS px (96 per inch) of an SVG, from its first two kilobytes: in pt
+    as matplotlib writes them, or in px (an error card)."""
+    m = SVG_SIZE.search(head)
+    if m is None:
+        raise ValueError("the SVG does not start with its width and height")
+    return tuple(round(float(m[i]) * (4 / 3 if m[i + 1] else 1)) for i in (1, 3))
+
+
 def zip_path(fig_id: str, fmt: str) -> str:
     """Where a figure's all-frames zip lives below the figures folder, beside its frames' folder."""
     return f"{fig_id}-frames-{fmt}.zip"

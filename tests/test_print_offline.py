@@ -48,6 +48,7 @@ def printed(request, browser, served):
     page.emulate_media(media="print")
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => [...document.images].every(i => i.complete)")
     yield page
     page.close()
 

@@ -114,10 +114,19 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{where}: the figure file figures/{path} was not generated")
         return get_relative_url(f.url, page.url)
 
+    def size(path: str) -> tuple[int, int] | None:
+        f = files.get_file_from_path(f"figures/{path}")
+        if f is None:
+            return None
+        with open(f.abs_src_path, "rb") as svg:
+            return export.svg_size(svg.read(2048))
+
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        page_url = importlib.import_module("figures.export").page_url(nav_entry, _lang(config))
-        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url)
+        export = importlib.import_module("figures.export")
+        page_url = export.page_url(nav_entry, _lang(config))
+        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url,
+                                size)
     except markup.MarkupError as e:
         raise PluginError(str(e)) from e
     return text + _cite_this_page(markdown, page, _lang(config), nav_entry)

@@ -262,11 +262,18 @@ def provenance_html(fig_id: str, lang: str) -> str:
     return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
 
 
+def _size_attrs(size: Callable[[str], tuple[int, int] | None] | None, path: str) -> str:
+    """ width="…" height="…" of an image in CSS px, so the browser reserves its box before it loads."""
+    wh = size(path) if size else None
+    return f' width="{wh[0]}" height="{wh[1]}"' if wh else ""
+
+
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
                 where: str = "", home=None, page: str | None = None, show_failures: bool = False,
-                page_url: str | None = None) -> str:
-    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link;
-    `home` and `page` as in `_number_markup`. A figure that fails to import raises FigureError, or
+                page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
+    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link and
+    `size` gives its image's width and height in CSS px (None: unknown); `home` and `page` as in
+    `_number_markup`. A figure that fails to import raises FigureError, or
     with `show_failures` (mkdocs serve) is an error card in its place."""
     try:
         mod = registry.get(fig_id)
@@ -293,7 +300,8 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         parts.append(
             f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
-            + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}" loading="lazy"></a>'
+            + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}"'
+            + _size_attrs(size, frame.path("svg")) + ' loading="lazy"></a>'
             + _frame_caption(text, repeats_label=text == label)
             + "</div>"
         )
@@ -315,7 +323,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
 
 
 def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: str, where: str,
-                     show_failures: bool = False) -> str:
+                     show_failures: bool = False, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
     """Every registered figure as a card: start frame (the page's own SVG, loaded lazily), number,
     id, caption, a link to the page that explains it, its downloads. Number order; unplaced last.
     A figure that fails to import raises FigureError, or with `show_failures` (mkdocs serve) is its
@@ -345,7 +353,7 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
         items.append(
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
             f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(plain(cap))}"'
-            ' loading="lazy"></a></div>\n'
+            + _size_attrs(size, shown.path("svg")) + ' loading="lazy"></a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
             + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
     return '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"
@@ -426,12 +434,13 @@ def table_markdown(name: str, lang: str, where: str) -> str:
 
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
-           page: str | None = None, show_failures: bool = False, page_url: str | None = None) -> tuple[str, list[str]]:
+           page: str | None = None, show_failures: bool = False, page_url: str | None = None,
+           size: Callable[[str], tuple[int, int] | None] | None = None) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
-    show_failures: as in figure_html. page_url: this page's full URL, for each figure's "copy link".
+    show_failures, size: as in figure_html. page_url: this page's full URL, for each figure's "copy link".
     """
     placed: list[str] = []
 
@@ -451,10 +460,10 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
         else:
             raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
         return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures,
-                                  page_url) + "\n"
+                                  page_url, size) + "\n"
 
     text = _sub(FIGURE, one_figure, text)
-    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures),
+    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures, size),
                 text)
     text = _sub(REFERENCES, lambda m: references_markdown(), text)
     text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
