@@ -13,7 +13,7 @@ import noto_cjk_sans_otc  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from . import svg_canvas  # noqa: E402
+from . import pdf_canvas, png_canvas, svg_canvas  # noqa: E402
 
 LANGS = ("zh", "en")
 FORMATS = ("svg", "png", "pdf")
@@ -110,10 +110,11 @@ def new_figure(height: float = 3.2, **kwargs):
     return plt.subplots(figsize=(WIDTH, height), layout="constrained", FigureClass=LaidOutOnce, **kwargs)
 
 
-# SVG, what the site serves, is saved by figures/svg_canvas.py: matplotlib's canvas measuring each
-# text once per process. PNG and PDF use matplotlib's own. Imported, not only named, so that the
-# figure cache (figures/sources.py) sees it among the code every frame is drawn with.
-_BACKENDS = {"svg": f"module://{svg_canvas.__name__}", "png": None, "pdf": None}
+# Each format is saved by matplotlib's canvas with a memory of every text measured and parsed in
+# the process (figures/svg_canvas.py, pdf_canvas.py, png_canvas.py). Imported, not only named, so
+# that the figure cache (figures/sources.py) sees them among the code every frame is drawn with.
+_BACKENDS = {fmt: f"module://{m.__name__}" for fmt, m in (("svg", svg_canvas), ("pdf", pdf_canvas),
+                                                        ("png", png_canvas))}
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
@@ -147,7 +148,8 @@ def to_bytes_each(fig, fmts) -> tuple[bytes, ...]:
     try:
         for fmt in ("svg", *(f for f in FORMATS if f in fmts and f != "svg")):
             buf = io.BytesIO()
-            fig.savefig(buf, format=fmt, metadata=_METADATA[fmt], **({"dpi": PNG_DPI} if fmt == "png" else {}))
+            fig.savefig(buf, format=fmt, metadata=_METADATA[fmt], backend=_BACKENDS[fmt],
+                        **({"dpi": PNG_DPI} if fmt == "png" else {}))
             saved[fmt] = buf.getvalue()
             fig.set_layout_engine("none")  # laid out: keep the positions, do not lay out again
     finally:

@@ -74,19 +74,29 @@ class _RememberingTextToPath(TextToPath):
 _TEXT_TO_PATH = _RememberingTextToPath()
 
 
-@functools.lru_cache(64)
-def _line_metrics(prop) -> tuple[float, float, float] | tuple[None, None, None]:
-    """(ascent, descent, line gap) in points of the font `prop` picks, from its tables.
+def remembered_size(sizes: dict, key: tuple, measure):
+    """sizes[key], measured once: the PDF and PNG canvases' memory of text sizes. A text's size
+    depends only on its key, given the rcParams style.setup() sets the same before every frame."""
+    if key not in sizes:
+        if len(sizes) >= _MEMORY:
+            sizes.clear()
+        sizes[key] = measure()
+    return sizes[key]
 
-    The same numbers matplotlib's Text reads on every layout (text.Text._get_layout) for a figure at
-    72 dpi, which an SVG is always drawn at."""
+
+@functools.lru_cache(64)
+def line_metrics(prop, dpi: float = 72) -> tuple[float, float, float] | tuple[None, None, None]:
+    """(ascent, descent, line gap) in pixels at `dpi` of the font `prop` picks, from its tables.
+
+    The same numbers matplotlib's Text reads on every layout (text.Text._get_layout), for a figure
+    at `dpi`: 72 for an SVG or a PDF, which are always drawn at 72."""
     font = get_font(fontManager._find_fonts_by_props(prop))
     for table_name, gap, ascent, descent in (("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
                                               ("hhea", "lineGap", "ascent", "descent")):
         table = font.get_sfnt_table(table_name)
         if table is not None:
             # matplotlib's own arithmetic at dpi = 72, so that the layout comes out to the same bit
-            scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * prop.get_size_in_points() * 72 / 72
+            scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * prop.get_size_in_points() * dpi / 72
             return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
     return None, None, None
 
@@ -98,7 +108,7 @@ class RendererSVG(backend_svg.RendererSVG):
 
     def _get_font_height_metrics(self, prop):
         # matplotlib's hook for a renderer that knows a font's line height (text.Text._get_layout)
-        return _line_metrics(prop.copy())
+        return line_metrics(prop.copy())
 
 
 class FigureCanvasSVG(backend_svg.FigureCanvasSVG):

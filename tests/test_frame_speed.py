@@ -1,6 +1,6 @@
-"""Frames saved through figures/svg_canvas.py, which measures and lays out each text once per
-process, are byte for byte the frames matplotlib's own SVG canvas draws; and the figure cache counts
-that canvas among the code every frame is drawn with."""
+"""Frames saved through figures/svg_canvas.py, pdf_canvas.py and png_canvas.py, which measure and
+lay out each text once per process, are byte for byte the frames matplotlib's own canvases draw;
+and the figure cache counts those canvases among the code every frame is drawn with."""
 
 import io
 
@@ -10,31 +10,40 @@ import pytest
 from figures import registry
 from figures.render import frames
 from figures.sources import Sources
-from figures.style import to_bytes
+from figures.style import _METADATA, FORMATS, PNG_DPI, to_bytes, to_bytes_each
 
 # Between them: Chinese and Latin text, mathtext, a log colour bar, a legend, stacked shared axes.
 FIGURES = ["what-a-head-reads", "scale-pitfall", "four-heads", "flops-vs-context"]
 
 
-def _matplotlib_svg(fig) -> bytes:
-    buf = io.BytesIO()
+def _matplotlib_each(fig) -> tuple[bytes, ...]:
+    """Saved by matplotlib's own canvases (no backend), the SVG first so that it lays out."""
+    saved = {}
     try:
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})  # no backend: matplotlib's
+        for fmt in sorted(FORMATS, key=lambda f: f != "svg"):
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, metadata=_METADATA[fmt], **({"dpi": PNG_DPI} if fmt == "png" else {}))
+            saved[fmt] = buf.getvalue()
+            fig.set_layout_engine("none")
     finally:
         plt.close(fig)
-    return buf.getvalue()
+    return tuple(saved[fmt] for fmt in FORMATS)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("fig_id", FIGURES)
-def test_svg_canvas_draws_the_bytes_matplotlibs_own_canvas_draws(fig_id, lang):
+def test_our_canvases_draw_the_bytes_matplotlibs_own_canvases_draw(fig_id, lang):
     draw = registry.get(fig_id).draw
     for frame in frames(fig_id)[:2]:  # the second frame meets texts the first one left remembered
-        assert to_bytes(draw(lang, frame.value)) == _matplotlib_svg(draw(lang, frame.value)), frame
+        ours = to_bytes_each(draw(lang, frame.value), FORMATS)
+        theirs = _matplotlib_each(draw(lang, frame.value))
+        for fmt, a, b in zip(FORMATS, ours, theirs):
+            assert a == b, (frame, fmt)
+        assert to_bytes(draw(lang, frame.value)) == theirs[FORMATS.index("svg")], frame  # the SVG saved on its own too
 
 
-def test_the_figure_cache_counts_the_svg_canvas_among_every_figures_sources():
+def test_the_figure_cache_counts_the_canvases_among_every_figures_sources():
     sources = Sources()
     for fig_id in registry.ORDER:
         reached = {module for module, _ in sources.reached(registry.module_name(fig_id))}
-        assert "figures.svg_canvas" in reached, fig_id
+        assert {"figures.svg_canvas", "figures.pdf_canvas", "figures.png_canvas"} <= reached, fig_id
