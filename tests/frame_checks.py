@@ -5,6 +5,7 @@ follows draws nothing again."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
@@ -43,26 +44,38 @@ def _weight(w) -> int:
     return font_manager.weight_dict[w] if isinstance(w, str) else int(w)
 
 
+@functools.lru_cache(1)
+def _faces() -> dict[tuple[str, int], list]:
+    """matplotlib's known faces by (real file path, face index in the file)."""
+    found: dict[tuple[str, int], list] = {}
+    for f in font_manager.fontManager.ttflist:
+        found.setdefault((os.path.realpath(f.fname), f.index), []).append(f)
+    return found
+
+
+@functools.lru_cache(256)
+def _resolves(family: str, weight, style: str, variant: str, stretch) -> str:
+    """"" when matplotlib finds a face of `family` in that weight and style, else what it finds."""
+    asked = font_manager.FontProperties(family=family, weight=weight, style=style, variant=variant, stretch=stretch)
+    try:
+        path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
+    except ValueError:
+        return f"no face of family {family!r}"
+    faces = _faces().get((os.path.realpath(path), path.face_index), [])
+    if any(f.name == family and _weight(f.weight) == _weight(weight) and f.style == style for f in faces):
+        return ""
+    got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
+    return f"asks for {family} {weight} {style}, gets {got} ({Path(path).name})"
+
+
 def fallbacks(text: Text) -> list[str]:
     """Each family the text asks for must resolve to a face of that family in the weight and style
     asked: matplotlib otherwise quietly draws the nearest face (e.g. Regular for bold)."""
-    prop, found = text.get_fontproperties(), []
-    for family in prop.get_family():
-        asked = prop.copy()
-        asked.set_family(family)
-        try:
-            path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
-        except ValueError:
-            found.append(f"{text.get_text()!r}: no face of family {family!r}")
-            continue
-        faces = [f for f in font_manager.fontManager.ttflist
-                 if (os.path.realpath(f.fname), f.index) == (os.path.realpath(path), path.face_index)]
-        if not any(f.name == family and _weight(f.weight) == _weight(asked.get_weight())
-                   and f.style == asked.get_style() for f in faces):
-            got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
-            found.append(f"{text.get_text()!r} asks for {family} {asked.get_weight()} {asked.get_style()}, "
-                         f"gets {got} ({Path(path).name})")
-    return found
+    prop = text.get_fontproperties()
+    found = (_resolves(family, prop.get_weight(), prop.get_style(), prop.get_variant(), prop.get_stretch())
+             for family in prop.get_family())
+    return [f"{text.get_text()!r} {msg}" if msg.startswith("asks") else f"{text.get_text()!r}: {msg}"
+            for msg in found if msg]
 
 
 def outside_math(text: str) -> str:
