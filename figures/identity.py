@@ -6,6 +6,7 @@ new version, host or author is set once ([project] and [tool.mha-explained] in p
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,16 @@ class Identity:
         return self.source_link.format(repository=self.repository, version=self.version, path=path, line=line)
 
 
+SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
+
+
 def load(pyproject: Path = PYPROJECT) -> Identity:
     data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     project, own = data["project"], data["tool"]["mha-explained"]
-    site_url = own["site_url"] if own["site_url"].endswith("/") else own["site_url"] + "/"
+    site_url = os.environ.get(SITE_URL_ENV) or own["site_url"]
+    if not site_url.startswith(("https://", "http://")):
+        raise ValueError(f"{SITE_URL_ENV} or [tool.mha-explained] site_url must be a full http(s) URL, not {site_url!r}")
+    site_url = site_url if site_url.endswith("/") else site_url + "/"
     return Identity(
         title={"zh": own["title_zh"], "en": own["title_en"]},
         authors=tuple(a["name"] for a in project["authors"]),

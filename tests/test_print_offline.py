@@ -7,7 +7,6 @@ a link followed. Skipped without chromium or Playwright, except under CI, where 
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,29 +14,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PAGES = ["one-head-blends/", "heads-side-by-side/", "what-it-costs/"]
 # words that tell a reader to work a control: in print there is none
 SLIDER_WORDS = re.compile(r"滑块|拖|slider|drag|step through|move the", re.I)
 A4_CONTENT_PX = 718  # 210 mm less Chromium's default print margins, at 96 px per inch
 MIN_FRAME_PX = 300  # two frames a row fill the column; three (about 230 px) are too small to read
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = "chromium is not installed" if CHROMIUM is None else None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = missing or "playwright is not installed (pip install -e '.[test]')"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests: {missing}")
-        pytest.skip(missing)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module", params=[p for p in PAGES] + ["en/" + p for p in PAGES])

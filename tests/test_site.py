@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 import pytest
 import yaml
@@ -205,17 +205,26 @@ def test_formulas_render_as_mathml_without_a_script(site):
     assert not re.search(r"mathjax|katex", " ".join(s.get("src", "") for s in soup.select("script")), re.I)
 
 
-def test_search_finds_chinese_and_english_words(site):
-    index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
-    assert index["config"]["pipeline"] == []  # no stemmer: prefix search finds whole English words
-    assert {"zh", "en"} <= set(index["config"]["lang"])
+def _index_words(site, lang: str) -> tuple[dict, set[str]]:
+    """A language's search index (figures/site/language.py splits them) and the words it holds."""
+    index = json.loads((site / ("" if lang == "zh" else f"{lang}/") / "search/search_index.json").read_text(encoding="utf-8"))
     sep = re.compile(index["config"]["separator"])
-    words = {loc: set(sep.split(doc["title"] + " " + doc["text"].lower())) for loc, doc in
-             ((d["location"], d) for d in index["docs"])}
-    zh_words = set().union(*(w for loc, w in words.items() if not loc.startswith("en/")))
-    en_words = set().union(*(w for loc, w in words.items() if loc.startswith("en/")))
+    return index, set().union(*(sep.split(d["title"] + " " + d["text"].lower()) for d in index["docs"]))
+
+
+def test_each_language_searches_its_own_pages_with_chinese_and_english_words(site):
+    (zh_index, zh_words), (en_index, en_words) = _index_words(site, "zh"), _index_words(site, "en")
+    for index in (zh_index, en_index):
+        assert index["config"]["pipeline"] == []  # no stemmer: prefix search finds whole English words
+        assert {"zh", "en"} <= set(index["config"]["lang"])
     assert {"注意力", "投影", "查询"} <= zh_words  # jieba cut the Chinese into words
     assert {"attention", "projections", "heads"} <= en_words
+    assert "注意力" not in en_words and "projections" not in zh_words  # each index one language
+    # every page of its language, located from that language's root
+    pages = {p.name.removesuffix(".zh.md") for p in ZH_PAGES}
+    for index in (zh_index, en_index):
+        found = {d["location"].split("/")[0].split("#")[0] or "index" for d in index["docs"]}
+        assert found == pages
 
 
 def _absolute_urls(text):
@@ -342,3 +351,48 @@ def test_untwinned_pages_are_named_in_both_directions(tmp_path):
         (tmp_path / name).write_text("# x {#x}\n", encoding="utf-8")
     assert untwinned_pages(tmp_path, ["zh", "en"]) == ["b.zh.md has no en twin b.en.md",
                                                        "sub/c.en.md has no zh twin sub/c.zh.md"]
+
+
+# published under a sub-path, as GitHub Pages serves a project ------------------------------------
+
+SUB_PATH_URL = "https://owner.github.io/some-repo/"
+
+
+@pytest.fixture(scope="module")
+def sub_path_site(tmp_path_factory, checked_frames):
+    out = tmp_path_factory.mktemp("sub-path") / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_SITE_URL=SUB_PATH_URL)
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return out
+
+
+def _internal_links(page_html: str):
+    soup = BeautifulSoup(page_html, "html.parser")
+    for el in soup.select("[href], [src]"):
+        link = el.get("href") or el.get("src")
+        if link and not link.startswith(("#", "data:", "mailto:", "javascript:")):
+            yield link
+
+
+def test_under_a_sub_path_every_internal_link_reaches_a_file_of_the_site(sub_path_site):
+    """Served at https://owner.github.io/some-repo/, every link on every page, the 404 page included
+    (served at any depth), reaches a file of the site, never the host's root."""
+    prefix = urlparse(SUB_PATH_URL).path  # /some-repo/
+    pages = sorted(sub_path_site.rglob("*.html"))
+    assert len(pages) > 2 * len(ZH_PAGES)
+    checked = 0
+    for page in pages:
+        rel = page.relative_to(sub_path_site).as_posix()
+        at = f"https://owner.github.io{prefix}" + ("no/such/page/" if rel == "404.html" else rel)
+        for link in _internal_links(page.read_text(encoding="utf-8")):
+            parsed = urlparse(link)
+            if parsed.scheme in ("http", "https") and parsed.netloc != "owner.github.io":
+                continue  # a cited work, the licence: outside links are test_built_site_requests_no_third_party_host's
+            target = urlparse(urljoin(at, link)).path
+            assert target.startswith(prefix), f"{rel}: {link!r} leaves the site ({target})"
+            file = sub_path_site / target[len(prefix):]
+            assert file.is_file() or (file / "index.html").is_file(), f"{rel}: {link!r} reaches nothing ({target})"
+            checked += 1
+    assert checked > 1000

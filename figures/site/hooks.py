@@ -166,8 +166,44 @@ def on_page_content(html, page, config, files):
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
 
 
+def on_template_context(context, template_name, config):
+    """The 404 page: each language's home for its links and its language menu (restored after)."""
+    if template_name == "404.html":
+        language = importlib.import_module("figures.site.language")
+        i18n = config.plugins["i18n"]
+        names = {lang.locale: lang.name for lang in i18n.config.languages}
+        home = language.homes(config.site_url, list(names), i18n.default_language)
+        context["mha_homes"] = home
+        _menus.append(config.extra.get("alternate"))
+        config.extra["alternate"] = language.not_found_menu(names, home)
+    return context
+
+
+_menus: list = []  # the language menu the 404 page replaced, put back after it
+
+
+def on_post_template(output_content, template_name, config):
+    """One 404 page for the site, the default language's build's (the other build would overwrite it)."""
+    if template_name == "404.html":
+        config.extra["alternate"] = _menus.pop()
+        if _lang(config) != config.plugins["i18n"].default_language:
+            return ""  # mkdocs writes no file for an empty template
+        return importlib.import_module("figures.site.language").without_alternate_links(output_content)
+    return output_content
+
+
 def on_post_page(output, page, config):
-    return importlib.import_module("figures.site.offline").without_alternate_links(output)
+    language = importlib.import_module("figures.site.language")
+    output = language.relative_menu_links(language.without_alternate_links(output), page.url, config.site_url)
+    return language.with_own_search(output, _lang(config), config.plugins["i18n"].default_language)
+
+
+@event_priority(-110)  # after the search plugin wrote the index, and Material's offline plugin its script
+def on_post_build(config):
+    i18n = config.plugins["i18n"]
+    importlib.import_module("figures.site.language").split_search_index(
+        Path(config.site_dir), [lang.locale for lang in i18n.config.languages], i18n.default_language,
+        importlib.import_module("figures.site.offline").wanted())
 
 
 # mkdocs serve: a broken edit never leaves the server hanging.

@@ -12,7 +12,6 @@ checked by npm against the registry's integrity hash) into .cache/npm/, never in
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tarfile
@@ -79,14 +78,3 @@ def add_shim(files: Files, config) -> Files:
     if wanted() and files.get_file_from_path(SHIM) is None:
         files.append(File.generated(config, SHIM, abs_src_path=str(shim_source())))
     return files
-
-
-# Material's page script fetches each language's sitemap.xml for the <link rel="alternate"> tags in
-# the head (to map a page to its twin); from file:// every fetch fails with a console error. The
-# language menu's own links already name each page's twin, so the offline copy drops the tags.
-ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
-
-
-def without_alternate_links(html: str) -> str:
-    """The page's HTML for the offline copy: no head links that would fetch a sitemap."""
-    return ALTERNATE.sub("", html) if wanted() else html

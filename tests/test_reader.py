@@ -1,0 +1,116 @@
+"""What a reader gets in a real browser (Playwright driving Debian's chromium, conftest): no console
+error or failed request on any page, a language switch that keeps the reader's place, search in the
+page's language, and one 404 page in both languages.
+Skipped without chromium or Playwright, except under CI, where that fails."""
+
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+# every page's path below a language's root: index.zh.md -> "", one-head-blends.zh.md -> "one-head-blends/"
+PAGES = sorted("" if p.name == "index.zh.md" else p.name.removesuffix(".zh.md") + "/" for p in DOCS.glob("*.zh.md"))
+LANG_ROOT = {"zh": "", "en": "en/"}
+
+
+@pytest.fixture(scope="module")
+def reader(browser):
+    """One tab that notes every console error, page error, failed request and HTTP error."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.troubles = []
+    page.on("console", lambda m: page.troubles.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.troubles.append(f"page error: {e}"))
+    # a load the browser itself cancels (ERR_ABORTED: a lazy image when the tab moves on) is no failure;
+    # a missing file still shows as its HTTP status
+    page.on("requestfailed", lambda r: page.troubles.append(f"failed: {r.url} ({r.failure})")
+            if "ERR_ABORTED" not in (r.failure or "") else None)
+    page.on("response", lambda r: page.troubles.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    yield page
+    page.close()
+
+
+def _visit(page, url: str) -> None:
+    page.goto(url, wait_until="networkidle")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # the lazy images below the fold too
+    page.wait_for_load_state("networkidle")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_page_logs_an_error_or_fails_a_request(reader, served, lang):
+    reader.troubles.clear()
+    for path in PAGES:
+        _visit(reader, served + LANG_ROOT[lang] + path)
+    _visit(reader, served + "404.html")
+    assert reader.troubles == [], "\n".join(reader.troubles)
+
+
+def _switch(page, to: str) -> str:
+    """Follow the language menu's link to `to`, as a click does; the URL landed on."""
+    with page.expect_navigation(wait_until="domcontentloaded"):
+        page.locator(f"a.md-select__link[hreflang={to}]").dispatch_event("click")
+    return page.url
+
+
+@pytest.mark.parametrize("lang, other", [("zh", "en"), ("en", "zh")])
+def test_the_language_switch_lands_on_the_twin_at_the_same_anchor(reader, served, lang, other):
+    reader.troubles.clear()
+    for path in PAGES:
+        reader.goto(served + LANG_ROOT[lang] + path, wait_until="domcontentloaded")
+        ids = reader.eval_on_selector_all(".md-content h2[id], .md-content h3[id], .md-content figure[id]",
+                                          "es => es.map(e => e.id)")
+        if not ids:
+            assert _switch(reader, other) == served + LANG_ROOT[other] + path
+            continue
+        anchor = ids[-1]
+        reader.goto(served + LANG_ROOT[lang] + path + "#" + anchor, wait_until="domcontentloaded")
+        assert _switch(reader, other) == served + LANG_ROOT[other] + path + "#" + anchor
+        # without an anchor in the address: the place the reader scrolled to, a heading or figure at
+        # the top of the screen with the next one more than half a screen below it
+        reader.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+        place = reader.evaluate("""ids => ids.find((id, k) => k + 1 < ids.length &&
+            document.getElementById(ids[k + 1]).getBoundingClientRect().top
+            - document.getElementById(id).getBoundingClientRect().top > window.innerHeight / 2)""", ids)
+        if place:
+            reader.evaluate("id => document.getElementById(id).scrollIntoView()", place)
+            assert _switch(reader, other) == served + LANG_ROOT[other] + path + "#" + place
+    assert reader.troubles == []
+
+
+def _hits(page, query: str) -> list[str]:
+    """The search results for `query`, typed again until the index has loaded (20 s at most); its
+    last letter is typed as a key, which Material's search listens for."""
+    for _ in range(20):
+        page.fill(".md-search__input", query[:-1])
+        page.type(".md-search__input", query[-1])
+        try:
+            page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=1000)
+        except Exception:  # playwright's TimeoutError: the index is still loading
+            continue
+        return page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
+    raise AssertionError(f"no result for {query!r}")
+
+
+@pytest.mark.parametrize("lang, queries", [
+    ("zh", ["softmax", "多头", "投影", "Voita"]),
+    ("en", ["softmax", "Voita", "proj", "concatenat"]),  # prefixes are found too
+])
+def test_search_finds_only_pages_of_the_page_language(reader, served, lang, queries):
+    reader.troubles.clear()
+    reader.goto(served + LANG_ROOT[lang] + "one-head-blends/", wait_until="networkidle")
+    for query in queries:
+        hits = _hits(reader, query)
+        en_hits = [h for h in hits if h.startswith(served + "en/")]
+        assert en_hits == (hits if lang == "en" else []), (query, hits)
+    assert reader.troubles == []
+
+
+def test_the_404_page_speaks_both_languages_and_leads_to_each_home(reader, served):
+    reader.goto(served + "404.html", wait_until="networkidle")
+    assert reader.evaluate("document.documentElement.lang") == "zh"
+    texts = reader.eval_on_selector_all(".md-content [lang]", "es => es.map(e => [e.lang, e.innerText])")
+    assert {lang for lang, _ in texts} == {"zh", "en"}
+    menu = reader.eval_on_selector_all("a.md-select__link", "as => as.map(a => [a.hreflang, a.getAttribute('href')])")
+    assert sorted(menu) == [["en", "/en/"], ["zh", "/"]]  # from the host's root: right at any depth
+    links = reader.eval_on_selector_all(".md-content a", "as => as.map(a => a.getAttribute('href'))")
+    assert links == ["/", "/en/"]
+
