@@ -21,7 +21,9 @@
     let current = 0;
 
     const id = 'mha-range-' + (++uid);
-    const row = el('div', { className: 'mha-controls' });
+    // the page holds the row's room from the start (figures/site/markup.py), so nothing below moves
+    const slot = box.previousElementSibling;
+    const row = slot && slot.matches('.mha-controls:empty') ? slot : el('div', { className: 'mha-controls' });
     const label = el('label', { htmlFor: id, textContent: d.labelControl || '' });
     const range = el('input', { type: 'range', id, min: 0, max: last, step: 1 });
     const button = (cls, text, name) => {
@@ -62,8 +64,8 @@
       show(i);
     });
 
-    box.parentNode.insertBefore(row, box); // control row sits above the frames
-    box.classList.add('mha-js'); // CSS switches from small multiples to stepper
+    if (row !== slot) box.parentNode.insertBefore(row, box); // control row sits above the frames
+    box.classList.add('mha-js'); // enhanced: the CSS made it a stepper already (.mha-js-on)
     show(Number.isFinite(start) ? start : 0);
   }
 

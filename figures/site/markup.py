@@ -297,8 +297,9 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         alt = alt_text + (f" ({label})" if label else "")
         files = "".join(f' data-{fmt}="{href}"' for fmt in export.FORMATS
                         if (href := _link(url, frame.path(fmt))) is not None)
+        current = " is-current" if control and i == start_index else ""
         parts.append(
-            f'<div class="mha-frame" data-index="{i}" data-value="{html.escape(label)}"{files}>'
+            f'<div class="mha-frame{current}" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
             + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}"'
             + _size_attrs(size, frame.path("svg")) + ' loading="lazy"></a>'
@@ -314,7 +315,9 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     # the page's own (MkDocs rewrites .md links); the frames are plain HTML.
     return (
         f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}" markdown="block">\n'
-        f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
+        # the slider's row, kept empty until mha-figures.js fills it: its room is held from the start
+        + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
+        + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
         + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
         + provenance_html(fig_id, lang) + "\n"
