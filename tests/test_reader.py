@@ -3,6 +3,7 @@ error or failed request on any page, a language switch that keeps the reader's p
 page's language, and one 404 page in both languages.
 Skipped without chromium or Playwright, except under CI, where that fails."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def test_the_language_switch_lands_on_the_twin_at_the_same_anchor(reader, served
         assert _switch(reader, other) == served + LANG_ROOT[other] + path + "#" + anchor
         # without an anchor in the address: the place the reader scrolled to, a heading or figure at
         # the top of the screen with the next one more than half a screen below it
-        reader.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+        reader.goto(served + LANG_ROOT[lang] + path, wait_until="domcontentloaded")  # images hold their room
         place = reader.evaluate("""ids => ids.find((id, k) => k + 1 < ids.length &&
             document.getElementById(ids[k + 1]).getBoundingClientRect().top
             - document.getElementById(id).getBoundingClientRect().top > window.innerHeight / 2)""", ids)
@@ -137,3 +138,33 @@ def test_the_slider_script_shifts_nothing_and_keeps_its_row_on_one_line(browser,
             .getBoundingClientRect().height, [...b.children].filter(f => getComputedStyle(f).visibility === 'visible').length])""")
         assert shown and all(height > 0 and visible == 1 for height, visible in shown), (path, shown)  # a stepper
     page.close()
+
+
+AXE = "axe-core@4.10.3"  # from the npm registry at test time, kept in .cache/npm/; never committed
+
+
+@pytest.fixture(scope="module")
+def axe_source():
+    from figures.site.offline import NpmError, npm_file
+    try:
+        return npm_file(AXE, "axe.min.js").read_text(encoding="utf-8")
+    except NpmError as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run axe-core: {e}")
+        pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, served, axe_source, scheme):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    found = []
+    for lang in ("zh", "en"):
+        for path in PAGES + (["404.html"] if lang == "zh" else []):
+            page.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+            page.add_script_tag(content=axe_source)
+            found += [f"{LANG_ROOT[lang] + path}: {v}" for v in page.evaluate("""async () =>
+                (await axe.run(document, {resultTypes: ['violations']})).violations
+                .filter(v => ['serious', 'critical'].includes(v.impact))
+                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""")]
+    page.close()
+    assert found == [], "\n".join(found[:20])

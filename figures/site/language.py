@@ -6,7 +6,7 @@ themselves, so every page asked for /en/<page>/sitemap.xml and logged a 404 (two
 the switch lost the reader's place. The head links are therefore dropped: the site's sitemap.xml
 (written by static-i18n) lists every page with its twin as hreflang alternates, which search
 engines read as they read head links. The language menu keeps its links to the twin pages, and
-docs/assets/mha-lang.js carries the reader's place (the anchor, or the heading or figure on
+docs/assets/mha-page.js carries the reader's place (the anchor, or the heading or figure on
 screen) across: both languages share every id.
 """
 

@@ -25,32 +25,44 @@ SHIM_PACKAGE = "iframe-worker@1.0.4"  # MIT, (c) Martin Donath; its shim/index.j
 NPM_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "npm"
 
 
-def shim_source(cache: Path = NPM_CACHE) -> Path:
-    """The shim's file, fetched from the npm registry on the first offline build and kept."""
-    name, version = SHIM_PACKAGE.split("@")
-    shim = cache / f"{name}-{version}" / "shim" / "index.js"
-    if shim.exists():
-        return shim
+class NpmError(RuntimeError):
+    """A file of an npm package could not be fetched; says why."""
+
+
+def npm_file(spec: str, member: str, cache: Path = NPM_CACHE) -> Path:
+    """The file `member` of the npm package `spec` ("name@version"), fetched from the npm registry
+    with `npm pack` the first time and kept in `cache` (git-ignored: never committed)."""
+    name, version = spec.rsplit("@", 1)
+    kept = cache / f"{name}-{version}" / member
+    if kept.exists():
+        return kept
     npm = shutil.which("npm")
     if npm is None:
-        raise PluginError(f"MHA_OFFLINE=1 needs npm once, to fetch {SHIM_PACKAGE} (search from file://) "
-                          "from the npm registry: install npm (apt-get install npm) and build again")
+        raise NpmError(f"needs npm once, to fetch {spec} from the npm registry: install npm (apt-get install npm)")
     cache.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run([npm, "pack", SHIM_PACKAGE, "--pack-destination", str(cache)],
+    run = subprocess.run([npm, "pack", spec, "--pack-destination", str(cache)],
                          capture_output=True, text=True, timeout=300)
     tarball = cache / f"{name}-{version}.tgz"
     if run.returncode != 0 or not tarball.exists():
-        raise PluginError(f"MHA_OFFLINE=1: `npm pack {SHIM_PACKAGE}` failed: {run.stderr.strip()[-500:]}")
+        raise NpmError(f"`npm pack {spec}` failed: {run.stderr.strip()[-500:]}")
     with tarfile.open(tarball) as tar:
-        member = tar.extractfile("package/shim/index.js")
-        data = member.read() if member else b""
+        found = tar.extractfile(f"package/{member}")
+        data = found.read() if found else b""
     if not data:
-        raise PluginError(f"MHA_OFFLINE=1: {tarball} holds no package/shim/index.js")
-    shim.parent.mkdir(parents=True, exist_ok=True)
-    partial = shim.with_suffix(".part")
+        raise NpmError(f"{tarball} holds no package/{member}")
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(".part")
     partial.write_bytes(data)
-    partial.replace(shim)  # atomic: a killed build leaves no half file
-    return shim
+    partial.replace(kept)  # atomic: a killed build leaves no half file
+    return kept
+
+
+def shim_source(cache: Path = NPM_CACHE) -> Path:
+    """The shim's file, fetched from the npm registry on the first offline build and kept."""
+    try:
+        return npm_file(SHIM_PACKAGE, "shim/index.js", cache)
+    except NpmError as e:
+        raise PluginError(f"MHA_OFFLINE=1 (search from file://): {e}, and build again") from None
 
 
 def wanted() -> bool:

@@ -1,0 +1,42 @@
+/* Page-wide touches to Material's page. Plain ES2017, no dependencies.
+ * - The language menu keeps the reader's place: following a link to the other language (Material's
+ *   menu, a.md-select__link[hreflang]) adds the current anchor, or, when the reader has scrolled
+ *   without one, the id of the heading or figure at the top of the screen. Both languages share
+ *   every id (figures/site/language.py says why Material's own switch is not used).
+ * - Material's search dialog gets a name (its input's placeholder, in the page's language), and a
+ *   table too wide for the column, which scrolls sideways, can be reached and scrolled by keyboard. */
+(() => {
+  'use strict';
+  const PLACES = '.md-content h2[id], .md-content h3[id], .md-content figure[id]';
+
+  // The anchor, else the last heading or figure whose top has scrolled above a quarter of the screen.
+  function place() {
+    if (window.location.hash.length > 1) return window.location.hash;
+    let found = '';
+    for (const el of document.querySelectorAll(PLACES)) {
+      if (el.getBoundingClientRect().top > window.innerHeight / 4) break;
+      found = '#' + el.id;
+    }
+    return found;
+  }
+
+  function carry(e) {
+    const a = e.target.closest && e.target.closest('a.md-select__link[hreflang]');
+    if (!a) return;
+    a.href = a.href.split('#')[0] + place();
+  }
+
+  // Before the link is followed, however it is followed: mouse, touch, keyboard, middle click.
+  ['pointerdown', 'focusin', 'click', 'auxclick'].forEach((type) => document.addEventListener(type, carry, true));
+
+  function name() {
+    const dialog = document.querySelector('.md-search[role=dialog]');
+    const input = document.querySelector('.md-search__input');
+    if (dialog && input && !dialog.hasAttribute('aria-label')) dialog.setAttribute('aria-label', input.placeholder);
+    document.querySelectorAll('.md-typeset__scrollwrap').forEach((wrap) => {
+      if (wrap.scrollWidth > wrap.clientWidth) wrap.tabIndex = 0;
+    });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', name);
+  else name();
+})();
