@@ -168,3 +168,37 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, served,
                 .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""")]
     page.close()
     assert found == [], "\n".join(found[:20])
+
+
+def test_a_hidden_frame_is_fetched_only_when_the_reader_comes_near_it(browser, served):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url[len(served):]) if "/figures/" in r.url else None)
+    page.goto(served + "slicing-the-width/", wait_until="networkidle")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_load_state("networkidle")
+    hidden = page.eval_on_selector_all(".mha-frames.mha-js > .mha-frame:not(.is-current) img",
+                                       "is => is.map(i => (i.dataset.src || i.getAttribute('src')).replace(/^(\\.\\.\\/)+/, ''))")
+    assert hidden and not [f for f in fetched if any(f.endswith(h) for h in hidden)], fetched
+    # the reader reaches for a slider: the frames one step either side come, and a step shows one
+    figure = page.locator("#fig-width-slices")
+    frames = figure.locator(".mha-frame")
+    start = int(figure.locator(".mha-frames").get_attribute("data-start"))
+    figure.locator(".mha-controls").hover()
+    page.wait_for_load_state("networkidle")
+    near = [frames.nth(k).locator("img").first.get_attribute("src") for k in (start - 1, start + 1) if 0 <= k < frames.count()]
+    assert near and all(near), near
+    figure.locator(".mha-next").click()
+    loaded = frames.nth(start + 1).locator("img").first.evaluate("i => i.complete && i.naturalWidth > 0")
+    assert loaded
+    page.close()
+
+
+def test_without_script_and_in_print_every_frame_is_shown(browser, served):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(served + "slicing-the-width/", wait_until="networkidle")
+    frames = page.eval_on_selector_all("#fig-width-slices .mha-frame", """fs => fs.map(f => [...f.querySelectorAll('img')]
+        .filter(i => getComputedStyle(i).display !== 'none').map(i => i.getBoundingClientRect().height))""")
+    assert len(frames) > 1 and all(len(f) == 1 and f[0] > 0 for f in frames), frames  # one image each, laid out
+    context.close()

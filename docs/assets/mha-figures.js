@@ -37,8 +37,19 @@
     out.setAttribute('for', id);
     row.append(label, prev, range, next, out);
 
+    // A hidden frame's image comes without src (figures/site/markup.py): fetched when it is shown,
+    // and, once the reader has touched the figure, one step either side of the frame shown.
+    let touched = false;
+    const fetchFrame = (k) => {
+      const img = frames[k] && frames[k].querySelector('img[data-src]');
+      if (img && !img.getAttribute('src')) img.src = img.dataset.src;
+    };
+    const fetchAround = () => [current - 1, current, current + 1].forEach(fetchFrame);
+
     function show(i) {
       current = clamp(i, last);
+      fetchFrame(current);
+      if (touched) fetchAround();
       frames.forEach((f, k) => f.classList.toggle('is-current', k === current));
       const value = frames[current].dataset.value || String(current + 1);
       range.value = current;
@@ -50,6 +61,8 @@
       followDownloads(box, frames[current]);
     }
 
+    const touch = () => { if (!touched) { touched = true; fetchAround(); } };
+    ['pointerenter', 'pointerdown', 'focusin'].forEach((type) => row.addEventListener(type, touch));
     range.addEventListener('input', () => show(range.valueAsNumber));
     prev.addEventListener('click', () => show(current - 1));
     next.addEventListener('click', () => show(current + 1));
@@ -90,6 +103,13 @@
       setTimeout(() => { a.textContent = text; }, 1500);
     }, () => { window.location.href = a.href; });
   }
+
+  // Print shows every frame (mha-print.css): fetch the ones the slider kept back.
+  const fetchAll = () => document.querySelectorAll('.mha-frame img[data-src]').forEach((img) => {
+    if (!img.getAttribute('src')) img.src = img.dataset.src;
+  });
+  window.addEventListener('beforeprint', fetchAll);
+  window.matchMedia('print').addEventListener('change', (e) => { if (e.matches) fetchAll(); });
 
   const init = () => {
     document.querySelectorAll('.mha-frames').forEach(enhance);

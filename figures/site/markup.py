@@ -298,11 +298,15 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         files = "".join(f' data-{fmt}="{href}"' for fmt in export.FORMATS
                         if (href := _link(url, frame.path(fmt))) is not None)
         current = " is-current" if control and i == start_index else ""
+        svg, box = url(frame.path("svg")), f' alt="{html.escape(alt)}"' + _size_attrs(size, frame.path("svg"))
+        if current or not control:
+            img = f'<img src="{svg}"{box} loading="lazy">'
+        else:  # a frame the slider hides: fetched when the reader steps near it (mha-figures.js)
+            img = f'<img data-src="{svg}"{box}><noscript><img src="{svg}"{box} loading="lazy"></noscript>'
         parts.append(
             f'<div class="mha-frame{current}" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
-            + f'<a href="{url(frame.path("svg"))}"><img src="{url(frame.path("svg"))}" alt="{html.escape(alt)}"'
-            + _size_attrs(size, frame.path("svg")) + ' loading="lazy"></a>'
+            + f'<a href="{svg}">{img}</a>'
             + _frame_caption(text, repeats_label=text == label)
             + "</div>"
         )
