@@ -175,7 +175,8 @@ def test_figure_construct_places_frames_caption_number_and_anchor():
     assert ids == ["width-slices", "peak-dip"]
     assert 'id="fig-width-slices"' in text and 'id="fig-peak-dip"' in text
     assert "Figure 1</a>" in text and "Figure 2</a>" in text
-    assert text.count('class="mha-frame"') == len(frames("width-slices")) + 1
+    assert len(re.findall(r'class="mha-frame(?: is-current)?"', text)) == len(frames("width-slices")) + 1
+    assert text.count('class="mha-frame is-current"') == 1  # the slider's start frame, marked for the first paint
     assert 'data-start="2"' in text  # h = 4, the running example's head count
     assert 'data-label-control="number of heads h"' in text
 
