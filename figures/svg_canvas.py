@@ -95,7 +95,7 @@ def line_metrics(prop, dpi: float = 72) -> tuple[float, float, float] | tuple[No
                                               ("hhea", "lineGap", "ascent", "descent")):
         table = font.get_sfnt_table(table_name)
         if table is not None:
-            # matplotlib's own arithmetic at dpi = 72, so that the layout comes out to the same bit
+            # matplotlib's own arithmetic, so that the layout comes out to the same bit
             scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * prop.get_size_in_points() * dpi / 72
             return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
     return None, None, None

@@ -55,17 +55,18 @@ def _faces() -> dict[tuple[str, int], list]:
 
 @functools.lru_cache(256)
 def _resolves(family: str, weight, style: str, variant: str, stretch) -> str:
-    """"" when matplotlib finds a face of `family` in that weight and style, else what it finds."""
+    """"" when matplotlib finds a face of `family` in that weight and style, else what it finds
+    (to follow the text's repr in a message)."""
     asked = font_manager.FontProperties(family=family, weight=weight, style=style, variant=variant, stretch=stretch)
     try:
         path = font_manager.fontManager.findfont(asked, fallback_to_default=False)
     except ValueError:
-        return f"no face of family {family!r}"
+        return f": no face of family {family!r}"
     faces = _faces().get((os.path.realpath(path), path.face_index), [])
     if any(f.name == family and _weight(f.weight) == _weight(weight) and f.style == style for f in faces):
         return ""
     got = ", ".join(sorted({f"{f.name} {f.weight} {f.style}" for f in faces}))
-    return f"asks for {family} {weight} {style}, gets {got} ({Path(path).name})"
+    return f" asks for {family} {weight} {style}, gets {got} ({Path(path).name})"
 
 
 def fallbacks(text: Text) -> list[str]:
@@ -74,8 +75,7 @@ def fallbacks(text: Text) -> list[str]:
     prop = text.get_fontproperties()
     found = (_resolves(family, prop.get_weight(), prop.get_style(), prop.get_variant(), prop.get_stretch())
              for family in prop.get_family())
-    return [f"{text.get_text()!r} {msg}" if msg.startswith("asks") else f"{text.get_text()!r}: {msg}"
-            for msg in found if msg]
+    return [f"{text.get_text()!r}{msg}" for msg in found if msg]
 
 
 def outside_math(text: str) -> str:

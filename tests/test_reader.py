@@ -1,6 +1,7 @@
 """What a reader gets in a real browser (Playwright driving Debian's chromium, conftest): no console
 error or failed request on any page, a language switch that keeps the reader's place, search in the
-page's language, and one 404 page in both languages.
+page's language, one 404 page in both languages, no layout shift from the slider, hidden frames
+fetched only when the reader comes near them, and no serious axe-core violation.
 Skipped without chromium or Playwright, except under CI, where that fails."""
 
 import os

@@ -8,6 +8,8 @@
   let uid = 0; // unique ids so each <label>/<output> can point at its slider
 
   const el = (tag, props) => Object.assign(document.createElement(tag), props);
+  // A frame the slider hides comes without src (figures/site/markup.py): this fetches it.
+  const fetchImage = (img) => { if (img && !img.getAttribute('src')) img.src = img.dataset.src; };
   const clamp = (i, max) => Math.min(Math.max(i, 0), max);
 
   function enhance(box) {
@@ -37,13 +39,10 @@
     out.setAttribute('for', id);
     row.append(label, prev, range, next, out);
 
-    // A hidden frame's image comes without src (figures/site/markup.py): fetched when it is shown,
-    // and, once the reader has touched the figure, one step either side of the frame shown.
+    // A hidden frame is fetched when it is shown, and, once the reader has touched the figure,
+    // one step either side of the frame shown.
     let touched = false;
-    const fetchFrame = (k) => {
-      const img = frames[k] && frames[k].querySelector('img[data-src]');
-      if (img && !img.getAttribute('src')) img.src = img.dataset.src;
-    };
+    const fetchFrame = (k) => fetchImage(frames[k] && frames[k].querySelector('img[data-src]'));
     const fetchAround = () => [current - 1, current, current + 1].forEach(fetchFrame);
 
     function show(i) {
@@ -105,9 +104,7 @@
   }
 
   // Print shows every frame (mha-print.css): fetch the ones the slider kept back.
-  const fetchAll = () => document.querySelectorAll('.mha-frame img[data-src]').forEach((img) => {
-    if (!img.getAttribute('src')) img.src = img.dataset.src;
-  });
+  const fetchAll = () => document.querySelectorAll('.mha-frame img[data-src]').forEach(fetchImage);
   window.addEventListener('beforeprint', fetchAll);
   window.matchMedia('print').addEventListener('change', (e) => { if (e.matches) fetchAll(); });
 

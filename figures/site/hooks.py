@@ -167,29 +167,23 @@ def on_page_content(html, page, config, files):
 
 
 def on_template_context(context, template_name, config):
-    """The 404 page: each language's home for its links and its language menu (restored after)."""
-    if template_name == "404.html":
-        language = importlib.import_module("figures.site.language")
+    """The 404 page links each language's home (overrides/404.html)."""
+    language = importlib.import_module("figures.site.language")
+    if template_name == language.NOT_FOUND:
         i18n = config.plugins["i18n"]
-        names = {lang.locale: lang.name for lang in i18n.config.languages}
-        home = language.homes(config.site_url, list(names), i18n.default_language)
-        context["mha_homes"] = home
-        _menus.append(config.extra.get("alternate"))
-        config.extra["alternate"] = language.not_found_menu(names, home)
+        context["mha_homes"] = language.homes(config.site_url, [lang.locale for lang in i18n.config.languages],
+                                              i18n.default_language)
     return context
-
-
-_menus: list = []  # the language menu the 404 page replaced, put back after it
 
 
 def on_post_template(output_content, template_name, config):
     """One 404 page for the site, the default language's build's (the other build would overwrite it)."""
-    if template_name == "404.html":
-        config.extra["alternate"] = _menus.pop()
-        if _lang(config) != config.plugins["i18n"].default_language:
-            return ""  # mkdocs writes no file for an empty template
-        return importlib.import_module("figures.site.language").without_alternate_links(output_content)
-    return output_content
+    language = importlib.import_module("figures.site.language")
+    if template_name != language.NOT_FOUND:
+        return output_content
+    if _lang(config) != config.plugins["i18n"].default_language:
+        return ""  # mkdocs writes no file for an empty template
+    return language.without_alternate_links(output_content)
 
 
 def on_post_page(output, page, config):

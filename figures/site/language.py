@@ -15,6 +15,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from mkdocs.utils import get_relative_url
 
 ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 
@@ -26,24 +29,23 @@ def without_alternate_links(html: str) -> str:
 
 # ---- the 404 page: one for the whole site, in both languages --------------------------------
 # A host serves the root 404.html for every missing address, under /en/ too, so the page speaks
-# both languages (the default first) and its language menu leads to each language's home page.
+# both languages (the default first) and links each language's home page. Its language menu
+# already does: mkdocs builds it before the pages, while static-i18n's menu still names the homes
+# (tests/test_reader.py checks it).
 
 NOT_FOUND = "404.html"
+
+
+def site_root(site_url: str | None) -> str:
+    """The site's path on its host, "/" or "/REPO/" under a sub-path."""
+    return urlsplit(site_url or "/").path.rstrip("/") + "/"
 
 
 def homes(site_url: str | None, langs: list[str], default: str) -> dict[str, str]:
     """Each language's home as a path from the host's root ("/REPO/en/" under a sub-path), the
     form a 404 page needs: it is served at any depth, so a relative link would miss."""
-    from urllib.parse import urlsplit
-
-    root = urlsplit(site_url or "/").path or "/"
-    root = root if root.endswith("/") else root + "/"
+    root = site_root(site_url)
     return {lang: root if lang == default else f"{root}{lang}/" for lang in langs}
-
-
-def not_found_menu(names: dict[str, str], home: dict[str, str]) -> list[dict]:
-    """The language menu of the 404 page (Material's config.extra.alternate): each language's home."""
-    return [{"name": names[lang], "link": link, "lang": lang} for lang, link in home.items()]
 
 
 # ---- search: each language its own index ----------------------------------------------------
@@ -68,12 +70,12 @@ def with_own_search(html: str, lang: str, default: str) -> str:
     return moved
 
 
-def split_search_index(site_dir: Path, langs: list[str], default: str, offline: bool) -> dict[str, int]:
-    """Split the root search index by language (see above): {lang: documents}. With `offline`,
-    each index is also written as the script Material's offline copy loads."""
+def split_search_index(site_dir: Path, langs: list[str], default: str, offline: bool) -> None:
+    """Split the root search index by language (see above). With `offline`, each index is also
+    written as the script Material's offline copy loads."""
     root = site_dir / "search" / "search_index.json"
     if not root.is_file():
-        return {}
+        return
     index = json.loads(root.read_text(encoding="utf-8"))
     docs = {lang: [] for lang in langs}
     for doc in index["docs"]:
@@ -89,23 +91,18 @@ def split_search_index(site_dir: Path, langs: list[str], default: str, offline: 
         (folder / "search_index.json").write_text(data, encoding="utf-8")
         if offline:
             (folder / "search_index.js").write_text(f"var __index = {data}", encoding="utf-8")
-    return {lang: len(d) for lang, d in docs.items()}
 
 
 # ---- the language menu's links, relative like every other link -------------------------------
 # static-i18n writes the home pages' menu links from the host's root ("/", "/en/"), which miss the
 # site when it is served under a sub-path (GitHub Pages serves a project at /REPO/).
 
-MENU_LINK = re.compile(r'(<a href=")(/[^"]*)(" hreflang="[^"]*" class="md-select__link">)')
+MENU_LINK = re.compile(r'(<a href=")(/[^"]*)(" hreflang="[^"]*" class="md-select__link">)')  # from the host's root
 
 
 def relative_menu_links(html: str, page_url: str, site_url: str | None) -> str:
     """Every root-absolute language-menu link of the page at `page_url`, made relative to it."""
-    from urllib.parse import urlsplit
-
-    from mkdocs.utils import get_relative_url
-
-    root = urlsplit(site_url or "/").path.rstrip("/") + "/"
+    root = site_root(site_url)
 
     def relative(m: re.Match) -> str:
         target = m[2][len(root):] if m[2].startswith(root) else m[2].lstrip("/")
