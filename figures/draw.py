@@ -53,7 +53,7 @@ def head_rows(lang: str, query: int, rows, *, height: float = 3.6, reference=Non
         if reference is not None:
             ax.axhline(reference[0], color=MUTED, lw=1, ls="--")
     if reference is not None:
-        axes[0].text(-0.45, reference[0] + 0.04, reference[1], ha="left", va="bottom", fontsize=8,
+        axes[0].text(-0.45, reference[0] + 0.04, reference[1], ha="left", va="bottom", fontsize=8.5,
                      color=MUTED, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1}, zorder=4)
     if len(rows) <= 2:
         for ax in axes:

@@ -40,8 +40,8 @@ def draw(lang: str, query: int):
     ax.axhline(0, color=INK, lw=0.8)
     for s, v in zip(x, concat):
         ax.text(s, v + (0.05 if v >= 0 else -0.05), f"{v:.2f}", ha="center",
-                va="bottom" if v >= 0 else "top", fontsize=8)
-    ax.set_xticks(x, [str(s % toy.D_K + 1) for s in x], fontsize=8)
+                va="bottom" if v >= 0 else "top", fontsize=8.5)
+    ax.set_xticks(x, [str(s % toy.D_K + 1) for s in x], fontsize=8.5)
     for i, head in enumerate(toy.HEADS):  # one name under each pair
         ax.text(i * toy.D_K + (toy.D_K - 1) / 2, -0.13, pick(lang, *HEAD_NAMES[head]), ha="center", va="top",
                 fontsize=8.5, color=HEAD_COLOURS[head], transform=ax.get_xaxis_transform())

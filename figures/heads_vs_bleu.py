@@ -35,10 +35,10 @@ def draw(lang: str, value=None):
         values = [getattr(r, key) for r in rows]
         for i, v in enumerate(values):
             ax.annotate(f"{v:.2f}" if key == "ppl" else f"{v:.1f}", (i, v), textcoords="offset points",
-                        xytext=(0, 7), ha="center", fontsize=8, color=INK)
+                        xytext=(0, 7), ha="center", fontsize=8.5, color=INK)
         pad = (max(values) - min(values)) * 0.25
         ax.set_ylim(min(values) - pad, max(values) + pad)
         ax.set_xlim(-0.5, len(rows) - 0.5)
-        ax.set_xticks(x, [f"$h$ = {r.h}\n$d_k$ = {r.d_k}" for r in rows], fontsize=7.5)
+        ax.set_xticks(x, [f"$h$ = {r.h}\n$d_k$ = {r.d_k}" for r in rows], fontsize=8.5)
         ax.set_title(title, loc="left", fontsize=10)
     return fig

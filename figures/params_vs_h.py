@@ -46,7 +46,7 @@ def draw(lang: str, h: int):
         ax.bar(here, share, bottom=i * share, width=0.7, lw=0,
                color=HEAD_COLOURS["position"] if i % 2 == 0 else "#5aa3d6")
     ax.bar(here, counts[here] - h * share, bottom=h * share, width=0.7, color=MUTED)
-    ax.set_xticks(x, [str(k) for k in HS], fontsize=8)
+    ax.set_xticks(x, [str(k) for k in HS], fontsize=8.5)
     ax.set_ylim(0, counts.max() * 1.3)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f}M")
     ax.annotate(pick(lang, f"{counts[here]:,}：{h} 个头各 {share:,}，加上 $W^O$",

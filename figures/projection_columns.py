@@ -47,6 +47,6 @@ def draw(lang: str, h: int):
         ax.set_title(f"${name}$", fontsize=11)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_xlabel(pick(lang, "输出列（按头分组）", "output columns (by head)"), fontsize=8)
-    axes[0].set_ylabel(pick(lang, f"输入行（全部 {d_model} 个）", f"input rows (all {d_model})"), fontsize=8)
+        ax.set_xlabel(pick(lang, "输出列（按头分组）", "output columns (by head)"), fontsize=8.5)
+    axes[0].set_ylabel(pick(lang, f"输入行（全部 {d_model} 个）", f"input rows (all {d_model})"), fontsize=8.5)
     return fig

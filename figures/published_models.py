@@ -53,7 +53,7 @@ def draw(lang: str, value=None):
                    marker=marker, facecolor="none", edgecolor=colour, lw=1.6, label=name, zorder=3)
     for h, d_k in sorted({(m.heads, m.d_head) for m in models.PUBLISHED_MODELS}):
         ax.annotate(str(h * d_k), (h, d_k), textcoords="offset points", xytext=(0, 12), ha="center",
-                    fontsize=7, color=INK)
+                    fontsize=8.5, color=INK)
     hs = [m.heads for m in models.PUBLISHED_MODELS]
     dks = [m.d_head for m in models.PUBLISHED_MODELS]
     ax.set_xscale("log", base=2)
@@ -65,7 +65,7 @@ def draw(lang: str, value=None):
     ax.axhspan(min(dks), max(dks), color="#f2f2f2", zorder=0)
     ax.set_xlabel(pick(lang, "头数 $h$", "number of heads $h$"))
     ax.set_ylabel(pick(lang, "每个头的宽度 $d_k$", "head width $d_k$"))
-    legend = ax.legend(loc="lower right", fontsize=8, ncol=3)
+    legend = ax.legend(loc="lower right", fontsize=8.5, ncol=3)
     for handle in legend.legend_handles:  # one size in the key, whatever size the family's first point has
         handle.set_sizes([SIZES[1]])
     ax.set_title(pick(lang, r"点旁的数字是 $d_{\mathrm{model}}$", r"the number by each point is $d_{\mathrm{model}}$"),

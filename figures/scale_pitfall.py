@@ -61,7 +61,7 @@ def draw(lang: str, d_k: int):
     right, wrong = scale.weights(d_k, "d_k"), scale.weights(d_k, "d_model")
     bars.bar(keys - 0.2, right, width=0.4, color=RIGHT, label=right_label)
     bars.bar(keys + 0.2, wrong, width=0.4, color=WRONG, label=wrong_label)
-    bars.set_xticks(keys, [pick(lang, "匹配", "match")] + [f"k{i}" for i in keys[1:]], fontsize=8)
+    bars.set_xticks(keys, [pick(lang, "匹配", "match")] + [f"k{i}" for i in keys[1:]], fontsize=8.5)
     bars.set_ylim(0, 1.05)
     bars.set_title(f"$d_k = {d_k}$", fontsize=10, loc="left", color=INK)
     fig.legend(*curve.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8.5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 import matplotlib
@@ -32,6 +33,14 @@ MUTED = "#777777"
 QUERY_BOX = {"boxstyle": "round,pad=0.25", "facecolor": "#e4e4e4", "edgecolor": MUTED, "lw": 0.8}
 
 WIDTH = 6.4  # inches; every figure shares the width so that frames line up on the page
+# The narrow variant, for phones, print and small multiples: a 390 px phone gives a figure 358 CSS
+# px; 3.7 in is 355 px, so it is shown at its own size there.
+NARROW_WIDTH = 3.7
+# No text in a figure is smaller (tests/test_legibility.py): 11.3 CSS px where a desktop page shows
+# the figure at its own 614 px, and on a 390 px phone, which shows the narrow variant.
+SMALLEST_PT = 8.5
+
+_width = [WIDTH]
 
 _registered = False
 
@@ -104,10 +113,26 @@ class LaidOutOnce(Figure):
         return self.__dict__.get("_renderer_now") or super()._get_renderer()
 
 
+@contextlib.contextmanager
+def narrow():
+    """Inside it, every figure is drawn at NARROW_WIDTH: the same drawing code, laid out for a
+    phone. A figure module may ask `is_narrow()` where a wide layout cannot simply be squeezed."""
+    _width.append(NARROW_WIDTH)
+    try:
+        yield
+    finally:
+        _width.pop()
+
+
+def is_narrow() -> bool:
+    return _width[-1] == NARROW_WIDTH
+
+
 def new_figure(height: float = 3.2, **kwargs):
-    """A figure of the shared width; returns (fig, ax or axes) like plt.subplots."""
+    """A figure of the width being drawn (WIDTH, or NARROW_WIDTH inside narrow()); returns
+    (fig, ax or axes) like plt.subplots."""
     setup()
-    return plt.subplots(figsize=(WIDTH, height), layout="constrained", FigureClass=LaidOutOnce, **kwargs)
+    return plt.subplots(figsize=(_width[-1], height), layout="constrained", FigureClass=LaidOutOnce, **kwargs)
 
 
 # Each format is saved by matplotlib's canvas with a memory of every text measured and parsed in

@@ -56,8 +56,8 @@ def draw(lang: str, query: int):
                 bbox=QUERY_BOX if i == query else None)
     ax.set_xlim(-0.6, toy.N - 0.4)
     ax.set_ylim(-1.5, 1.5)
-    ax.text(toy.N - 0.45, 1.3, pick(lang, "上方的弧：指向后面的词", "above: pointing ahead"), ha="right", fontsize=8, color=MUTED)
-    ax.text(toy.N - 0.45, -1.4, pick(lang, "下方的弧：指向前面的词", "below: pointing back"), ha="right", fontsize=8, color=MUTED)
+    ax.text(toy.N - 0.45, 1.3, pick(lang, "上方的弧：指向后面的词", "above: pointing ahead"), ha="right", fontsize=8.5, color=MUTED)
+    ax.text(toy.N - 0.45, -1.4, pick(lang, "下方的弧：指向前面的词", "below: pointing back"), ha="right", fontsize=8.5, color=MUTED)
     ax.axis("off")
     ax.set_title(pick(lang, "句法头：每个词在语法上连向谁", "syntax head: each word's grammatical link"),
                  loc="left", fontsize=10, color=colour)

@@ -67,11 +67,11 @@ def _reading_lines(ax, lang: str, picture: str) -> None:
         for d in reads:
             ax.plot([xs[d], head_x[i]], [1, 0], color=HEAD_COLOURS[head], lw=1.1, alpha=0.7)
         name = pick(lang, HEAD_NAMES[head][0], HEAD_NAMES[head][1].replace(" ", "\n", 1))
-        ax.text(head_x[i], -0.12, name, ha="center", va="top", color=HEAD_COLOURS[head], fontsize=8,
+        ax.text(head_x[i], -0.12, name, ha="center", va="top", color=HEAD_COLOURS[head], fontsize=8.5,
                 linespacing=1.0)
     ax.scatter(xs, np.ones(d_model), s=160, marker="s", color="white", edgecolor=INK, zorder=3)
     for d in xs:
-        ax.text(d, 1.12, f"$x_{d}$", ha="center", va="bottom", fontsize=8)
+        ax.text(d, 1.12, f"$x_{d}$", ha="center", va="bottom", fontsize=8.5)
     ax.scatter(head_x, np.zeros(h), s=260, color=[HEAD_COLOURS[n] for n in toy.HEADS], zorder=3)
     block = f"${d_model} \\times {d_k}$"
     ax.set_title(pick(lang, "✗ 误解：每个头只读自己那一段" if picture == "wrong" else f"✓ 每个头经自己的 {block} 块读全部输入",
@@ -97,14 +97,14 @@ def _grid(ax, lang: str, grid, title: str, norm=None) -> None:
     for i in range(h):
         for d in range(d_model):
             if norm is None:
-                ax.text(d, i, "0" if grid[i, d] == 0 else "≠ 0", ha="center", va="center", fontsize=8,
+                ax.text(d, i, "0" if grid[i, d] == 0 else "≠ 0", ha="center", va="center", fontsize=8.5,
                         color=MUTED if grid[i, d] == 0 else INK)
             else:
                 dark = norm(grid[i, d]) > 0.55
-                ax.text(d, i, _cell_text(grid[i, d]), ha="center", va="center", fontsize=6.5,
+                ax.text(d, i, _cell_text(grid[i, d]), ha="center", va="center", fontsize=8.5,
                         color="white" if dark else INK)
-    ax.set_xticks(range(d_model), [f"$x_{d}$" for d in range(d_model)], fontsize=7.5)
-    ax.set_yticks(range(h), [pick(lang, *HEAD_NAMES[n]) for n in toy.HEADS], fontsize=7.5)
+    ax.set_xticks(range(d_model), [f"$x_{d}$" for d in range(d_model)], fontsize=8.5)
+    ax.set_yticks(range(h), [pick(lang, *HEAD_NAMES[n]) for n in toy.HEADS], fontsize=8.5)
     for label, head in zip(ax.get_yticklabels(), toy.HEADS):
         label.set_color(HEAD_COLOURS[head])
     ax.set_title(title, fontsize=9, loc="left")
@@ -122,7 +122,7 @@ def _log_norm(*grids) -> LogNorm:
 def _shade_bar(fig, axes, norm, visible: bool = True) -> None:
     """The log colour bar beside the two grids; drawn in both frames so that the grids line up."""
     bar = fig.colorbar(ScalarMappable(norm, _SHADES), ax=axes, shrink=0.6, aspect=25, pad=0.02)
-    bar.ax.tick_params(labelsize=7, length=2)
+    bar.ax.tick_params(labelsize=8.5, length=2)
     bar.outline.set_visible(False)
     if not visible:  # keep its room and its labels' room, show nothing
         bar.solids.set_alpha(0.0)
