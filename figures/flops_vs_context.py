@@ -11,7 +11,7 @@ import numpy as np
 from mha_ref import costs, models
 
 from .control import heads_control
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick, plural
+from .style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure, pick, plural
 
 GPT2 = models.model("GPT-2 small")
 CONTEXTS = np.unique(np.geomspace(64, 8192, 29).astype(int))
@@ -45,7 +45,8 @@ def _series(h: int, part: str) -> np.ndarray:
 
 
 def draw(lang: str, h: int):
-    fig, ax = new_figure(3.6)
+    narrow = is_narrow()
+    fig, ax = new_figure(4.6 if narrow else 3.6)
     ax.loglog(CONTEXTS, _series(1, "attention"), color="#BBBBBB", lw=7, solid_capstyle="round",
               label=pick(lang, f"注意力，1 个头（$d_k$ = {GPT2.d_model}）", f"attention, 1 head ($d_k$ = {GPT2.d_model})"))
     ax.loglog(CONTEXTS, _series(h, "attention"), color=HEAD_COLOURS["syntax"], lw=2,
@@ -56,9 +57,13 @@ def draw(lang: str, h: int):
     at = costs.multiply_adds(GPT2.context, GPT2.d_model, h)
     ax.axvline(GPT2.context, color=MUTED, lw=0.8, ls=":")
     ax.plot([GPT2.context] * 2, [at.attention, at.projections], "o", color=INK, ms=4)
-    ax.annotate(pick(lang, f"$n$ = {GPT2.context}：投影 / 注意力 = {at.projections / at.attention:.1f}",
-                     f"$n$ = {GPT2.context}: projections / attention = {at.projections / at.attention:.1f}"),
-                xy=(GPT2.context, at.projections), xytext=(GPT2.context * 1.3, at.projections / 8), fontsize=9,
+    if narrow:  # two lines, in the top left the key has left empty: right of the point it would run off
+        gap, at_text = "\n", (CONTEXTS[0], at.projections * 8)
+    else:
+        gap, at_text = pick(lang, "", " "), (GPT2.context * 1.3, at.projections / 8)
+    ax.annotate(pick(lang, f"$n$ = {GPT2.context}：{gap}投影 / 注意力 = {at.projections / at.attention:.1f}",
+                     f"$n$ = {GPT2.context}:{gap}projections / attention = {at.projections / at.attention:.1f}"),
+                xy=(GPT2.context, at.projections), xytext=at_text, fontsize=9,
                 arrowprops={"arrowstyle": "->", "color": INK})
     cross = costs.crossover_context(GPT2.d_model)
     ax.axvline(cross, color=MUTED, lw=0.8, ls="--")
@@ -69,5 +74,8 @@ def draw(lang: str, h: int):
     ticks = [64, 256, 1024, 4096]
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
-    ax.legend(loc="upper left", fontsize=8.5)
+    if narrow:  # inside the plot the key would cover the curves
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8.5)
+    else:
+        ax.legend(loc="upper left", fontsize=8.5)
     return fig

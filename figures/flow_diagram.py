@@ -10,7 +10,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from mha_ref import flow_shapes
 
-from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick, plural
+from .style import INK, MUTED, SLICE_COLOURS, is_narrow, new_figure, pick, plural
 
 CONTROL = None
 ATTENTION = r"$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"
@@ -37,6 +37,8 @@ def _arrow(ax, a, b):
 
 def draw(lang: str, value=None):
     s = flow_shapes()
+    if is_narrow():
+        return _draw_narrow(lang, s)
     fig, ax = new_figure(4.4)
     _box(ax, 0, 2, pick(lang, f"输入 $X$\n{s.x}", f"input $X$\n{s.x}"))
     shown = [0, 1, s.h - 1]  # draw heads 1, 2 and h; the dots stand for the rest
@@ -60,5 +62,33 @@ def draw(lang: str, value=None):
             ha="center", fontsize=9, color=INK)
     ax.set_xlim(-1.1, 10.4)
     ax.set_ylim(0.1, 4.3)
+    ax.axis("off")
+    return fig
+
+
+def _draw_narrow(lang: str, s):
+    """A phone's width cannot hold a head's two boxes beside each other three times over: the flow runs
+    downwards, the heads side by side, and the attention formula, too wide for a box, is said once."""
+    fig, ax = new_figure(4.8)
+    _box(ax, 1.0, 6.0, pick(lang, f"输入 $X$\n{s.x}", f"input $X$\n{s.x}"), w=1.8)
+    ax.text(2.15, 6.0, pick(lang, f"{s.h} 个头，每个 $d_k$ = {s.d_k}\n每个头：{ATTENTION}",
+                            f"{plural(s.h, 'head')}, $d_k$ = {s.d_k} each\neach head: {ATTENTION}"),
+            va="center", fontsize=9, color=INK)
+    xs = [0.95, 2.75, 5.25]  # heads 1, 2 and h; the dots between stand for the rest
+    for x, i in zip(xs, [0, 1, s.h - 1]):
+        colour = SLICE_COLOURS[i % len(SLICE_COLOURS)]
+        _box(ax, x, 4.7, f"$Q_{{{i + 1}}}, K_{{{i + 1}}}, V_{{{i + 1}}}$\n{s.q_i}", colour, w=1.6)
+        _box(ax, x, 3.5, pick(lang, f"头 {i + 1}\n{s.head_i}", f"head {i + 1}\n{s.head_i}"), colour, w=1.6)
+        _arrow(ax, (1.0, 5.7), (x, 5.0))
+        _arrow(ax, (x, 4.4), (x, 3.8))
+        _arrow(ax, (x, 3.2), (3.1 + (x - 3.1) * 0.3, 2.5))
+    ax.text(4.0, 4.1, "⋯", ha="center", va="center", fontsize=16, color=MUTED)
+    _box(ax, 3.1, 2.2, pick(lang, f"拼接\n{s.concat}", f"concatenate\n{s.concat}"))
+    _box(ax, 3.1, 1.2, f"$W^O$\n{s.w_o}")
+    _box(ax, 3.1, 0.2, pick(lang, f"输出\n{s.out}", f"output\n{s.out}"))
+    _arrow(ax, (3.1, 1.9), (3.1, 1.5))
+    _arrow(ax, (3.1, 0.9), (3.1, 0.5))
+    ax.set_xlim(-0.1, 6.1)
+    ax.set_ylim(-0.2, 6.4)
     ax.axis("off")
     return fig

@@ -9,7 +9,7 @@ import numpy as np
 
 from mha_ref import models
 
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, INK, is_narrow, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
@@ -27,7 +27,10 @@ CAPTION_EN = (
 def draw(lang: str, value=None):
     rows = models.HEAD_COUNT_TABLE
     x = np.arange(len(rows))
-    fig, (bleu, ppl) = new_figure(3.0, ncols=2)
+    if is_narrow():  # side by side, a panel would be too narrow for its five two-line tick labels
+        fig, (bleu, ppl) = new_figure(5.4, nrows=2)
+    else:
+        fig, (bleu, ppl) = new_figure(3.0, ncols=2)
     bleu.plot(x, [r.bleu for r in rows], "o-", color=HEAD_COLOURS["position"], lw=2)
     ppl.plot(x, [r.ppl for r in rows], "o-", color=HEAD_COLOURS["syntax"], lw=2)
     for ax, key, title in ((bleu, "bleu", pick(lang, "BLEU（越高越好）", "BLEU (higher is better)")),

@@ -12,7 +12,7 @@ import numpy as np
 
 from mha_ref import toy
 
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
@@ -39,7 +39,8 @@ def draw(lang: str, value=None):
     stops = toy.blend_ratios()
     stop_peaks = toy.blend_curve("it").max(axis=1)
     low_at, low = toy.blend_minimum("it")
-    fig, ax = new_figure(3.8)
+    narrow = is_narrow()  # a phone's width: fewer ticks, a two-line note, a one-column legend below
+    fig, ax = new_figure(4.6 if narrow else 3.8)
     ax.plot(ratios, rows[:, toy.token_index("and")], color=HEAD_COLOURS["position"], lw=1.8,
             label=pick(lang, "“and” 上的权重（位置规则的答案）", "weight on “and” (the position answer)"))
     ax.plot(ratios, rows[:, toy.token_index("ran")], color=HEAD_COLOURS["syntax"], lw=1.8,
@@ -49,18 +50,21 @@ def draw(lang: str, value=None):
     ax.plot(stops, stop_peaks, "o", color=INK, ms=3.5,
             label=pick(lang, "混合图的各档", "the blend figure's stops"))
     ax.plot([low_at], [low], "o", ms=9, mfc="none", mec=INK, mew=1.4)
-    ax.annotate(pick(lang, f"最低点：比例 {low_at:.3f}，最高权重 {low:.2f}",
-                     f"lowest: ratio {low_at:.3f}, highest weight {low:.2f}"),
+    gap = "\n" if narrow else pick(lang, "，", ", ")
+    ax.annotate(pick(lang, f"最低点：比例 {low_at:.3f}{gap}最高权重 {low:.2f}",
+                     f"lowest: ratio {low_at:.3f}{gap}highest weight {low:.2f}"),
                 xy=(low_at, low), xytext=(low_at + 0.08, 0.2),
                 arrowprops={"arrowstyle": "->", "color": INK}, fontsize=9)
     ax.axhline(0.5, color=MUTED, lw=0.8, ls=":")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
-    ax.set_xticklabels(pick(lang, t_zh, t_en) for t_zh, t_en in
-                       [("0\n纯位置", "0\nposition only"), ("0.25", "0.25"), ("0.5", "0.5"),
-                        ("0.75", "0.75"), ("1\n纯句法", "1\nsyntax only")])
+    ticks = {0: pick(lang, "0\n纯位置", "0\nposition only"), 0.25: "0.25", 0.5: "0.5", 0.75: "0.75",
+             1: pick(lang, "1\n纯句法", "1\nsyntax only")}
+    if narrow:  # "position only" would run into 0.25
+        del ticks[0.25], ticks[0.75]
+    ax.set_xticks(list(ticks), list(ticks.values()))
     ax.set_xlabel(pick(lang, "混合比例", "blend ratio"))
     ax.set_ylabel(pick(lang, "注意力权重（查询 = it）", "attention weight (query = it)"))
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8.5)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=1 if narrow else 2,
+               fontsize=8.5)
     return fig

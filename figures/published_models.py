@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mha_ref import models
 
-from .style import HEAD_COLOURS, INK, new_figure, pick
+from .style import HEAD_COLOURS, INK, is_narrow, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
@@ -51,8 +51,13 @@ def draw(lang: str, value=None):
         # every point at its true (h, d_k); shared points show as nested hollow markers
         ax.scatter([m.heads for m in ms], [m.d_head for m in ms], s=[marker_size(m) for m in ms],
                    marker=marker, facecolor="none", edgecolor=colour, lw=1.6, label=name, zorder=3)
-    for h, d_k in sorted({(m.heads, m.d_head) for m in models.PUBLISHED_MODELS}):
-        ax.annotate(str(h * d_k), (h, d_k), textcoords="offset points", xytext=(0, 12), ha="center",
+    points = sorted({(m.heads, m.d_head) for m in models.PUBLISHED_MODELS})
+    for h, d_k in points:
+        # on a phone, neighbours in a row are too close for their labels side by side: every other one
+        # goes a line higher
+        nth = sum(1 for h_left, d in points if d == d_k and h_left < h)
+        up = 24 if is_narrow() and nth % 2 else 12
+        ax.annotate(str(h * d_k), (h, d_k), textcoords="offset points", xytext=(0, up), ha="center",
                     fontsize=8.5, color=INK)
     hs = [m.heads for m in models.PUBLISHED_MODELS]
     dks = [m.d_head for m in models.PUBLISHED_MODELS]

@@ -11,7 +11,7 @@ import numpy as np
 from mha_ref import scale
 
 from .control import Control
-from .style import HEAD_COLOURS, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure, pick
 
 RIGHT, WRONG = HEAD_COLOURS["position"], HEAD_COLOURS["syntax"]
 CONTROL = Control(
@@ -40,7 +40,11 @@ def readout(lang: str, d_k: int) -> str:
 
 
 def draw(lang: str, d_k: int):
-    fig, (curve, bars) = new_figure(3.5, ncols=2, width_ratios=[1.2, 1])
+    narrow = is_narrow()
+    if narrow:  # a phone's width: the bars under the curve, each panel the full width, the key in one column
+        fig, (curve, bars) = new_figure(6.0, nrows=2)
+    else:
+        fig, (curve, bars) = new_figure(3.5, ncols=2, width_ratios=[1.2, 1])
     d_ks = np.array(scale.D_KS)
     right_label = pick(lang, r"除以 $\sqrt{d_k}$（正确）", r"divide by $\sqrt{d_k}$ (right)")
     wrong = rf"$\sqrt{{d_{{\mathrm{{model}}}}}} = \sqrt{{{scale.D_MODEL}}}$"
@@ -64,5 +68,6 @@ def draw(lang: str, d_k: int):
     bars.set_xticks(keys, [pick(lang, "匹配", "match")] + [f"k{i}" for i in keys[1:]], fontsize=8.5)
     bars.set_ylim(0, 1.05)
     bars.set_title(f"$d_k = {d_k}$", fontsize=10, loc="left", color=INK)
-    fig.legend(*curve.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8.5)
+    fig.legend(*curve.get_legend_handles_labels(), loc="outside lower center", ncols=1 if narrow else 2,
+               fontsize=8.5)
     return fig

@@ -17,7 +17,7 @@ from matplotlib.colors import ListedColormap, LogNorm
 from mha_ref import toy
 
 from .control import Control
-from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, is_narrow, new_figure, pick
 
 CONTROL = Control(
     label_zh="画法", label_en="picture", values=("wrong", "right"), start="wrong",
@@ -57,6 +57,12 @@ def readout(lang: str, picture: str) -> str:
                 f"computed · every cell above zero · rare-token head via the weights, x6: {rare_x6:.2f}")
 
 
+def _head_name(lang: str, head: str, two_lines: bool) -> str:
+    """"rare-token head", or "rare-token" over "head" where the name must be narrow."""
+    zh, en = HEAD_NAMES[head]
+    return pick(lang, zh, en.replace(" ", "\n", 1) if two_lines else en)
+
+
 def _reading_lines(ax, lang: str, picture: str) -> None:
     """Left panel: the input numbers of one token on top, the heads below, a line per number read."""
     d_model, h, d_k = toy.D_MODEL, toy.H, toy.D_K
@@ -66,9 +72,8 @@ def _reading_lines(ax, lang: str, picture: str) -> None:
         reads = range(i * d_k, (i + 1) * d_k) if picture == "wrong" else range(d_model)
         for d in reads:
             ax.plot([xs[d], head_x[i]], [1, 0], color=HEAD_COLOURS[head], lw=1.1, alpha=0.7)
-        name = pick(lang, HEAD_NAMES[head][0], HEAD_NAMES[head][1].replace(" ", "\n", 1))
-        ax.text(head_x[i], -0.12, name, ha="center", va="top", color=HEAD_COLOURS[head], fontsize=8.5,
-                linespacing=1.0)
+        ax.text(head_x[i], -0.12, _head_name(lang, head, two_lines=True), ha="center", va="top",
+                color=HEAD_COLOURS[head], fontsize=8.5, linespacing=1.0)
     ax.scatter(xs, np.ones(d_model), s=160, marker="s", color="white", edgecolor=INK, zorder=3)
     for d in xs:
         ax.text(d, 1.12, f"$x_{d}$", ha="center", va="bottom", fontsize=8.5)
@@ -104,7 +109,8 @@ def _grid(ax, lang: str, grid, title: str, norm=None) -> None:
                 ax.text(d, i, _cell_text(grid[i, d]), ha="center", va="center", fontsize=8.5,
                         color="white" if dark else INK)
     ax.set_xticks(range(d_model), [f"$x_{d}$" for d in range(d_model)], fontsize=8.5)
-    ax.set_yticks(range(h), [pick(lang, *HEAD_NAMES[n]) for n in toy.HEADS], fontsize=8.5)
+    # on a phone the names take two lines, so that eight columns of numbers still fit beside them
+    ax.set_yticks(range(h), [_head_name(lang, n, two_lines=is_narrow()) for n in toy.HEADS], fontsize=8.5)
     for label, head in zip(ax.get_yticklabels(), toy.HEADS):
         label.set_color(HEAD_COLOURS[head])
     ax.set_title(title, fontsize=9, loc="left")
@@ -119,9 +125,9 @@ def _log_norm(*grids) -> LogNorm:
     return LogNorm(10.0 ** np.floor(np.log10(cells.min())), 10.0 ** np.ceil(np.log10(cells.max())))
 
 
-def _shade_bar(fig, axes, norm, visible: bool = True) -> None:
-    """The log colour bar beside the two grids; drawn in both frames so that the grids line up."""
-    bar = fig.colorbar(ScalarMappable(norm, _SHADES), ax=axes, shrink=0.6, aspect=25, pad=0.02)
+def _shade_bar(fig, axes, norm, visible: bool = True, location: str = "right") -> None:
+    """The log colour bar beside (or below) the two grids; drawn in both frames so that the grids line up."""
+    bar = fig.colorbar(ScalarMappable(norm, _SHADES), ax=axes, location=location, shrink=0.6, aspect=25, pad=0.02)
     bar.ax.tick_params(labelsize=8.5, length=2)
     bar.outline.set_visible(False)
     if not visible:  # keep its room and its labels' room, show nothing
@@ -130,20 +136,26 @@ def _shade_bar(fig, axes, norm, visible: bool = True) -> None:
 
 
 def draw(lang: str, picture: str):
-    fig, axes = new_figure(4.4, nrows=2, ncols=2, width_ratios=[1, 1.15])
-    for ax in axes[:, 0]:  # the left column becomes one panel over both rows
-        ax.remove()
-    _reading_lines(fig.add_subplot(axes[0, 0].get_gridspec()[:, 0]), lang, picture)
-    top, bottom = axes[:, 1]
+    if is_narrow():  # a phone's width holds one panel across: the lines, then the grids, the bar below them
+        fig, (lines, top, bottom) = new_figure(6.8, nrows=3, height_ratios=[1.25, 1, 1])
+        bar_at = "bottom"
+    else:
+        fig, axes = new_figure(4.4, nrows=2, ncols=2, width_ratios=[1, 1.15])
+        for ax in axes[:, 0]:  # the left column becomes one panel over both rows
+            ax.remove()
+        lines = fig.add_subplot(axes[0, 0].get_gridspec()[:, 0])
+        top, bottom = axes[:, 1]
+        bar_at = "right"
+    _reading_lines(lines, lang, picture)
     s = toy.head_sensitivity()
     norm = _log_norm(s.attention_path, s.value_path)
     if picture == "wrong":
         own_slice = np.kron(np.eye(toy.H), np.ones((1, toy.D_K)))  # what the misreading would predict
         _grid(top, lang, own_slice, pick(lang, "误解预言：经权重（$q$、$k$）", "misreading predicts: via the weights ($q$, $k$)"))
         _grid(bottom, lang, own_slice, pick(lang, "误解预言：经值（$v$）", "misreading predicts: via the values ($v$)"))
-        _shade_bar(fig, [top, bottom], norm, visible=False)
+        _shade_bar(fig, [top, bottom], norm, visible=False, location=bar_at)
         return fig
     _grid(top, lang, s.attention_path, pick(lang, "算出来的：经权重（$q$、$k$）", "computed: via the weights ($q$, $k$)"), norm)
     _grid(bottom, lang, s.value_path, pick(lang, "算出来的：经值（$v$）", "computed: via the values ($v$)"), norm)
-    _shade_bar(fig, [top, bottom], norm)
+    _shade_bar(fig, [top, bottom], norm, location=bar_at)
     return fig

@@ -12,7 +12,7 @@ import numpy as np
 from mha_ref import toy
 
 from .control import Control
-from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure, pick
 
 MIXES = tuple(np.round(np.linspace(0, 1, 5), 2))
 CONTROL = Control(
@@ -39,7 +39,8 @@ def readout(lang: str, mix: float) -> str:
 
 def draw(lang: str, mix: float):
     c = toy.contributions(mix)  # [h, 2]
-    fig, ax = new_figure(3.0)
+    narrow = is_narrow()
+    fig, ax = new_figure(3.9 if narrow else 3.0)
     slots = np.arange(c.shape[1])
     pos_base, neg_base = np.zeros(len(slots)), np.zeros(len(slots))
     for i, head in enumerate(toy.HEADS):
@@ -55,5 +56,8 @@ def draw(lang: str, mix: float):
     bound = max(abs(toy.contributions(m)).sum(axis=0).max() for m in MIXES) * 1.1
     ax.set_ylim(-bound, bound)
     ax.set_ylabel(pick(lang, "贡献", "contribution"))
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8.5)
+    if narrow:  # a key beside the bars would leave them no room on a phone: it goes below, in two columns
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8.5)
+    else:
+        ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8.5)
     return fig
