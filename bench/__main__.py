@@ -84,6 +84,33 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def variant_costs() -> str:
+    """What the page's variants of a frame cost (style.VARIANTS), against its SVG: every figure's
+    start frame in both languages, drawn in this process, one after the other."""
+    from figures import dark, registry
+    from figures.render import frames, render_set
+    from figures.site.markup import _start_index
+    from figures.style import LANGS
+    chosen = [(frames(i)[_start_index(i, None, "bench")], lang) for lang in LANGS for i in registry.ORDER]
+    for frame, lang in chosen[:4]:  # imports and first measurements out of the way
+        render_set(frame, lang, ("svg", "narrow.svg"))
+    seconds = {"svg": 0.0, "dark": 0.0, "narrow": 0.0}
+    for frame, lang in chosen:
+        start = time.perf_counter()
+        svg, = render_set(frame, lang, ("svg",))
+        seconds["svg"] += time.perf_counter() - start
+        start = time.perf_counter()
+        dark.svg(svg)
+        seconds["dark"] += time.perf_counter() - start
+        start = time.perf_counter()
+        render_set(frame, lang, ("narrow.svg",))
+        seconds["narrow"] += time.perf_counter() - start
+    each = {k: 1000 * v / len(chosen) for k, v in seconds.items()}
+    return (f"variants, per frame ({len(chosen)} start frames): the SVG {each['svg']:.0f} ms; its dark recolouring "
+            f"{each['dark']:.1f} ms ({each['dark'] / each['svg']:.2f}x); the narrow drawing {each['narrow']:.0f} ms "
+            f"({each['narrow'] / each['svg']:.2f}x), and its dark one the same again as the wide one's")
+
+
 def main() -> int:
     load = os.getloadavg()[0]  # other work on the machine slows every case on the clock
     rows: list[tuple[str, float, float, int | None, float | None]] = []  # case, seconds, cpu, drawn, goal
@@ -113,6 +140,7 @@ def main() -> int:
     (_, plain, plain_cpu, *_), (_, full, full_cpu, *_) = rows[:2]
     print(f"downloads: the cold build with them takes {full / plain:.2f}x the one without "
           f"({full_cpu / plain_cpu:.2f}x in cpu time); goal <= {DOWNLOADS_GOAL}")
+    print(variant_costs())
     print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; {os.cpu_count()} cores; "
           f"load average at the start: {load:.2f}")
     return 0

@@ -29,7 +29,7 @@ from .cache import OFF
 from .identity import IDENTITY
 from .render import Frame, frames
 from .sources import BY_NAME, ROOT, Sources
-from .style import FORMATS, LANGS
+from .style import FORMATS, LANGS, VARIANTS
 
 DOWNLOADS_ENV = "MHA_DOWNLOADS"  # "0" (or off, no, false): the site without downloads (bench's baseline)
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build-time clock in any file
@@ -57,8 +57,9 @@ def downloads_on() -> bool:
 
 
 def site_formats() -> tuple[str, ...]:
-    """The formats the site writes: the page's SVG, and with downloads PDF and PNG too."""
-    return FORMATS if downloads_on() else ("svg",)
+    """What the site writes of each frame: the page's SVG and its variants (dark, narrow), and
+    with downloads PDF and PNG too."""
+    return ("svg", *VARIANTS, *(f for f in FORMATS if f != "svg" and downloads_on()))
 
 
 def page_url(nav_entry: str, lang: str) -> str:
@@ -192,6 +193,9 @@ def write_all(results, numbers: dict, write) -> None:
     figure's zips: `write(lang, path below figures/, bytes)`. The site build and the CLI both call this."""
     pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
     for r in results:
+        if r.fmt in VARIANTS:  # what the page shows in the slate scheme or on a phone: never a download
+            write(r.lang, r.frame.path(r.fmt), r.data)
+            continue
         a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
         data = stamp(r.data, r.fmt, a)
         write(r.lang, r.frame.path(r.fmt), data)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from . import registry
 from .cache import FigureCache
 from .registry import FigureError
-from .style import FORMATS, LANGS, to_bytes, to_bytes_each
+from .style import KINDS, LANGS, narrow, to_bytes, to_bytes_each
 
 
 class Frame(NamedTuple):
@@ -46,16 +46,28 @@ def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
 
 
 def render_set(frame: Frame, lang: str, fmts: tuple[str, ...]) -> tuple[bytes, ...]:
-    """The frame drawn once and saved in each format, in the order asked."""
-    return _drawn(frame, lang, fmts, to_bytes_each)
+    """The frame drawn once and saved in each format, in the order asked; drawn once more, narrow,
+    if a narrow variant ("narrow.svg", "narrow.dark.svg") is asked."""
+    wide = tuple(f for f in fmts if not f.startswith("narrow."))
+    thin = tuple(f.removeprefix("narrow.") for f in fmts if f.startswith("narrow."))
+    _check(lang, fmts)
+    saved = dict(zip(wide, _drawn(frame, lang, wide, to_bytes_each) if wide else ()))
+    if thin:
+        with narrow():
+            saved.update(zip(("narrow." + f for f in thin), _drawn(frame, lang, thin, to_bytes_each)))
+    return tuple(saved[f] for f in fmts)
+
+
+def _check(lang: str, fmts: tuple[str, ...]) -> None:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
+    bad = [fmt for fmt in fmts if fmt not in KINDS]
+    if bad:
+        raise ValueError(f"unknown figure format {bad[0]!r}; use one of {KINDS}")
 
 
 def _drawn(frame: Frame, lang: str, fmts: tuple[str, ...], save) -> bytes | tuple[bytes, ...]:
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
-    bad = [fmt for fmt in fmts if fmt not in FORMATS]
-    if bad:
-        raise ValueError(f"unknown figure format {bad[0]!r}; use one of {FORMATS}")
+    _check(lang, fmts)
     try:
         mod = registry.get(frame.fig_id)
     except FigureError as e:

@@ -14,10 +14,14 @@ import noto_cjk_sans_otc  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from . import pdf_canvas, png_canvas, svg_canvas  # noqa: E402
+from . import dark, pdf_canvas, png_canvas, svg_canvas  # noqa: E402
 
 LANGS = ("zh", "en")
-FORMATS = ("svg", "png", "pdf")
+FORMATS = ("svg", "png", "pdf")  # what a frame is saved as, for the page and for download
+# The page's other looks of a frame, never downloaded: for the slate scheme (figures/dark.py), for
+# phones, print and small multiples (narrow()), and both.
+VARIANTS = ("dark.svg", "narrow.svg", "narrow.dark.svg")
+KINDS = FORMATS + VARIANTS
 
 # Okabe-Ito colours: told apart with the common colour-vision deficiencies.
 HEAD_COLOURS = {"position": "#0072B2", "syntax": "#D55E00", "rare": "#009E73", "diffuse": "#9A9A9A"}
@@ -165,10 +169,11 @@ PNG_DPI = 192  # PNG downloads at 2x: the page shows a figure at CSS's 96 px per
 def to_bytes_each(fig, fmts) -> tuple[bytes, ...]:
     """One drawing saved in each format, then closed. SVG is saved first whatever is asked, so
     that its save runs the layout, as for the page's own SVG; the other formats reuse that
-    layout, so a PDF or PNG is the same whichever formats are asked with it."""
+    layout, so a PDF or PNG is the same whichever formats are asked with it. "dark.svg" is the
+    SVG recoloured (figures/dark.py)."""
     for fmt in fmts:
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown figure format {fmt!r}; use one of {FORMATS}")
+        if fmt not in (*FORMATS, "dark.svg"):
+            raise ValueError(f"unknown figure format {fmt!r}; use one of {(*FORMATS, 'dark.svg')}")
     saved = {}
     try:
         for fmt in ("svg", *(f for f in FORMATS if f in fmts and f != "svg")):
@@ -179,6 +184,8 @@ def to_bytes_each(fig, fmts) -> tuple[bytes, ...]:
             fig.set_layout_engine("none")  # laid out: keep the positions, do not lay out again
     finally:
         plt.close(fig)
+    if "dark.svg" in fmts:
+        saved["dark.svg"] = dark.svg(saved["svg"])
     return tuple(saved[fmt] for fmt in fmts)
 
 

@@ -34,6 +34,9 @@ class Checked(NamedTuple):
     fallbacks: list[str]  # texts drawn from another face than the one they ask for
     underscores: list[str]  # texts with a raw underscore outside $...$
     plurals: list[str]  # English texts with "1 heads"
+    # the smallest text of each drawing (wide, then narrow when the site has it): its size in pt,
+    # the figure's width in inches, and the text
+    smallest: list[tuple[float, float, str]] = []
 
 
 def texts(fig) -> list[Text]:
@@ -94,12 +97,14 @@ def check(task: tuple[Frame, str]) -> Checked:
         except Exception as e:
             return Checked(None, f"{type(e).__name__}: {e}", [], [], [], [])
     words = [t.get_text() for t in texts(drawn[0])]
+    smallest = [min((t.get_fontsize(), fig.get_size_inches()[0], t.get_text()) for t in texts(fig)) for fig in drawn]
     return Checked(
         files, "",
         missing=[str(w.message) for w in caught if "missing" in str(w.message).lower()],
         fallbacks=[msg for t in texts(drawn[0]) for msg in fallbacks(t)],
         underscores=[w for w in words if "_" in outside_math(w)],
         plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
+        smallest=smallest,
     )
 
 

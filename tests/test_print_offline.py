@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from test_legibility import MULTIPLE_PT, shown_px, smallest_by_file
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["one-head-blends/", "heads-side-by-side/", "what-it-costs/"]
 # words that tell a reader to work a control: in print there is none
@@ -43,6 +45,7 @@ def _figures(page) -> list[dict]:
             const img = fr.querySelector('img'), s = getComputedStyle(fr);
             return {visible: s.display !== 'none' && s.visibility === 'visible' && img.getBoundingClientRect().height > 0,
                     width: img.getBoundingClientRect().width,
+                    src: img.currentSrc && new URL(img.currentSrc).pathname.replace(/^\\//, ''),
                     label: (fr.querySelector('.mha-frame-label') || {}).innerText || ''};
         }),
     }))""")
@@ -56,13 +59,17 @@ def test_print_hides_every_control(printed):
     assert shown == []
 
 
-def test_print_shows_every_frame_large_enough_and_labelled(printed):
+def test_print_shows_every_frame_large_enough_and_labelled(printed, checked_frames):
     figures = [f for f in _figures(printed) if len(f["frames"]) > 1]
     assert figures, "the page has figures with frames"
+    smallest = smallest_by_file(checked_frames)
     for f in figures:
         assert all(fr["visible"] for fr in f["frames"]), f"{f['id']}: a frame is hidden in print"
         narrow = [round(fr["width"]) for fr in f["frames"] if fr["width"] < MIN_FRAME_PX]
         assert not narrow, f"{f['id']}: frames {narrow} px wide, under {MIN_FRAME_PX}"
+        # small multiples on paper: the narrow drawings, their smallest text at least 7 pt
+        pt = [(fr["src"], shown_px(*smallest[fr["src"]][:2], fr["width"]) * 0.75) for fr in f["frames"]]
+        assert all(src.endswith(".narrow.svg") and size >= MULTIPLE_PT for src, size in pt), (f["id"], pt)
         assert all(re.search(r".[：:] \S|.：\S", fr["label"]) for fr in f["frames"]), \
             f"{f['id']}: every frame is labelled with its control and value: {[fr['label'] for fr in f['frames']]}"
 

@@ -155,9 +155,10 @@ def axe_source():
         pytest.skip(str(e))
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, served, axe_source, scheme):
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+# both schemes on a desktop, and a phone (its own layout: the drawer, the narrow figures)
+@pytest.mark.parametrize("width, scheme", [(1280, "light"), (1280, "dark"), (390, "dark")])
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, served, axe_source, width, scheme):
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     found = []
     for lang in ("zh", "en"):
         for path in PAGES + (["404.html"] if lang == "zh" else []):
@@ -195,11 +196,19 @@ def test_a_hidden_frame_is_fetched_only_when_the_reader_comes_near_it(browser, s
     page.close()
 
 
-def test_without_script_and_in_print_every_frame_is_shown(browser, served):
+def test_without_script_and_in_print_every_frame_is_shown(browser, served, checked_frames):
+    """No script: every frame, each its narrow drawing, its smallest text at least 7 pt."""
+    from test_legibility import MULTIPLE_PT, shown_px, smallest_by_file
+    smallest = smallest_by_file(checked_frames)
     context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(served + "slicing-the-width/", wait_until="networkidle")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_load_state("networkidle")
     frames = page.eval_on_selector_all("#fig-width-slices .mha-frame", """fs => fs.map(f => [...f.querySelectorAll('img')]
-        .filter(i => getComputedStyle(i).display !== 'none').map(i => i.getBoundingClientRect().height))""")
-    assert len(frames) > 1 and all(len(f) == 1 and f[0] > 0 for f in frames), frames  # one image each, laid out
+        .filter(i => i.getClientRects().length).map(i => [i.getBoundingClientRect().height,
+            new URL(i.currentSrc || i.src).pathname.replace(/^\\//, ''), i.getBoundingClientRect().width]))""")
+    assert len(frames) > 1 and all(len(f) == 1 and f[0][0] > 0 for f in frames), frames  # one image each, laid out
+    pt = [(src, shown_px(*smallest[src][:2], width) * 0.75) for (_, src, width), in frames]
+    assert all(src.endswith(".narrow.svg") and size >= MULTIPLE_PT for src, size in pt), pt
     context.close()

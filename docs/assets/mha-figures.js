@@ -8,8 +8,14 @@
   let uid = 0; // unique ids so each <label>/<output> can point at its slider
 
   const el = (tag, props) => Object.assign(document.createElement(tag), props);
-  // A frame the slider hides comes without src (figures/site/markup.py): this fetches it.
-  const fetchImage = (img) => { if (img && !img.getAttribute('src')) img.src = img.dataset.src; };
+  // A frame the slider hides comes without src or srcset (figures/site/markup.py): this fetches
+  // it, its <source>s first, so that the <img> picks the one for the page's width. The picture of
+  // the other scheme (light or dark) is not shown, and a lazy image not shown is not fetched.
+  const fetchImages = (frame) => {
+    if (!frame) return;
+    frame.querySelectorAll('source[data-srcset]:not([srcset])').forEach((s) => { s.srcset = s.dataset.srcset; });
+    frame.querySelectorAll('img[data-src]:not([src])').forEach((img) => { img.src = img.dataset.src; });
+  };
   const clamp = (i, max) => Math.min(Math.max(i, 0), max);
 
   function enhance(box) {
@@ -42,7 +48,7 @@
     // A hidden frame is fetched when it is shown, and, once the reader has touched the figure,
     // one step either side of the frame shown.
     let touched = false;
-    const fetchFrame = (k) => fetchImage(frames[k] && frames[k].querySelector('img[data-src]'));
+    const fetchFrame = (k) => fetchImages(frames[k]);
     const fetchAround = () => [current - 1, current, current + 1].forEach(fetchFrame);
 
     function show(i) {
@@ -104,7 +110,7 @@
   }
 
   // Print shows every frame (mha-print.css): fetch the ones the slider kept back.
-  const fetchAll = () => document.querySelectorAll('.mha-frame img[data-src]').forEach(fetchImage);
+  const fetchAll = () => document.querySelectorAll('.mha-frame').forEach(fetchImages);
   window.addEventListener('beforeprint', fetchAll);
   window.matchMedia('print').addEventListener('change', (e) => { if (e.matches) fetchAll(); });
 

@@ -268,6 +268,34 @@ def _size_attrs(size: Callable[[str], tuple[int, int] | None] | None, path: str)
     return f' width="{wh[0]}" height="{wh[1]}"' if wh else ""
 
 
+# Below this viewport width a page shows a figure's narrow variant (style.narrow): the column is
+# then too narrow for the wide drawing's text to stay 11 px (it does from 544 px, a 576 px viewport).
+NARROW_MEDIA = "(max-width: 36em)"
+
+
+def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = False, narrow_only: str = "") -> str:
+    """A frame's images: <picture class="mha-light"> and <picture class="mha-dark"> (the stylesheet
+    shows the one of Material's scheme), each the wide drawing or, at NARROW_MEDIA (and for media
+    `narrow_only`, e.g. print), the narrow one. `hidden`: a frame the slider hides, whose files
+    come as data-src/data-srcset, fetched when the reader steps near it (mha-figures.js). A variant
+    that was not written (a failed frame's error card has only its SVG) is left out."""
+    attr = "data-src" if hidden else "src"
+    media = ", ".join(m for m in (narrow_only, NARROW_MEDIA) if m)
+    out = []
+    for look, suffix in (("light", ""), ("dark", "dark.")):
+        wide = frame.path("svg") if look == "light" else frame.path("dark.svg")
+        href = _link(url, wide)
+        if href is None:
+            continue
+        thin = frame.path(f"narrow.{suffix}svg")
+        thin_href = _link(url, thin)
+        source = (f'<source media="{media}" {attr}set="{thin_href}"{_size_attrs(size, thin)}>'
+                  if thin_href else "")
+        out.append(f'<picture class="mha-{look}">{source}<img {attr}="{href}" alt="{html.escape(alt)}"'
+                   f'{_size_attrs(size, wide)} loading="lazy"></picture>')
+    return "".join(out)
+
+
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
                 where: str = "", home=None, page: str | None = None, show_failures: bool = False,
                 page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
@@ -298,11 +326,14 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         files = "".join(f' data-{fmt}="{href}"' for fmt in export.FORMATS
                         if (href := _link(url, frame.path(fmt))) is not None)
         current = " is-current" if control and i == start_index else ""
-        svg, box = url(frame.path("svg")), f' alt="{html.escape(alt)}"' + _size_attrs(size, frame.path("svg"))
-        if current or not control:
-            img = f'<img src="{svg}"{box} loading="lazy">'
-        else:  # a frame the slider hides: fetched when the reader steps near it (mha-figures.js)
-            img = f'<img data-src="{svg}"{box}><noscript><img src="{svg}"{box} loading="lazy"></noscript>'
+        svg = url(frame.path("svg"))
+        img = pictures(frame, alt, url, size, hidden=bool(control) and not current,
+                       narrow_only="print" if control else "")
+        if control:  # no script, no slider: the frames as small multiples, each its narrow drawing
+            thin = frame.path("narrow.svg")
+            src = _link(url, thin) or svg
+            img += (f'<noscript><img src="{src}" alt="{html.escape(alt)}"'
+                    f'{_size_attrs(size, thin if src != svg else frame.path("svg"))} loading="lazy"></noscript>')
         parts.append(
             f'<div class="mha-frame{current}" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
@@ -359,8 +390,9 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
         img = url(shown.path("svg"))
         items.append(
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
-            f'<div class="mha-gallery-thumb"><a href="{img}"><img src="{img}" alt="{html.escape(plain(cap))}"'
-            + _size_attrs(size, shown.path("svg")) + ' loading="lazy"></a></div>\n'
+            # a card is as narrow as a phone's column at every width: its narrow drawing always
+            f'<div class="mha-gallery-thumb"><a href="{img}">'
+            + pictures(shown, plain(cap), url, size, narrow_only="all") + '</a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
             + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
     return '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"

@@ -1,0 +1,61 @@
+"""The dark variant of every frame (figures/dark.py): the light frame's drawing, every colour moved to
+the slate scheme, and the page shows it in the slate scheme, following Material's toggle."""
+
+import re
+
+import pytest
+
+from figures import dark
+
+COLOUR = re.compile(rb"#[0-9a-f]{6}\b")
+IMAGE = re.compile(rb"data:image/png;base64,[A-Za-z0-9+/=\s]+")
+PAIRS = (("svg", "dark.svg"), ("narrow.svg", "narrow.dark.svg"))
+
+
+def _shape(svg: bytes) -> bytes:
+    return COLOUR.sub(b"#", IMAGE.sub(b"image", svg))
+
+
+def test_every_dark_frame_is_its_light_frame_with_other_colours(checked_frames):
+    for (frame, lang), c in checked_frames.items():
+        for light, dark_kind in PAIRS:
+            a, b = c.files[light], c.files[dark_kind]
+            assert _shape(a) == _shape(b), f"{frame.path(dark_kind)} ({lang}) is not {frame.path(light)} recoloured"
+            assert b"#ffffff" not in b and a != b, frame.path(dark_kind)
+
+
+def test_every_ink_the_figures_use_reads_on_slate(checked_frames):
+    """Text, lines and marks reach 4.5:1 on the slate background; only what sits behind them (the
+    light tints: grid lines, pale fills, the query's box) stays near it."""
+    used = {m.decode() for c in checked_frames.values() for m in COLOUR.findall(c.files["svg"])}
+    assert len(used) > 10
+    weak = [(c, dark.colour(c), round(dark.contrast(dark.colour(c), dark.SLATE), 2)) for c in sorted(used)
+            if dark.contrast(dark.colour(c), dark.SLATE) < dark.TEXT_CONTRAST and dark.contrast(c, "#ffffff") > 1.6]
+    assert weak == []
+    assert dark.contrast(dark.colour("#222222"), dark.SLATE) > 12  # the ink of every label
+
+
+def test_the_images_inside_a_frame_are_recoloured_too(checked_frames):
+    for (frame, lang), c in checked_frames.items():
+        if b"data:image/png" in c.files["svg"]:
+            assert IMAGE.findall(c.files["svg"]) != IMAGE.findall(c.files["dark.svg"]), frame.path()
+            break
+    else:
+        pytest.fail("no figure has an image inside")
+
+
+def test_materials_toggle_switches_every_figure_between_its_light_and_dark_drawing(browser, served):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page.goto(served + "en/one-head-blends/", wait_until="networkidle")
+
+    def shown():
+        return page.eval_on_selector_all("#fig-blend-rows .mha-frame.is-current img", """is => is
+            .filter(i => i.getClientRects().length).map(i => new URL(i.currentSrc).pathname)""")
+
+    page.locator("#fig-blend-rows").scroll_into_view_if_needed()
+    page.wait_for_load_state("networkidle")
+    assert [p.rsplit("/", 1)[-1] for p in shown()] == ["q4-it.svg"]
+    page.locator("label.md-header__button[for^='__palette']:visible").first.click()
+    page.wait_for_load_state("networkidle")
+    assert [p.rsplit("/", 1)[-1] for p in shown()] == ["q4-it.dark.svg"]
+    page.close()

@@ -1,0 +1,79 @@
+"""Figure text large enough to read where the page shows it: at least 11 CSS px on a desktop, 10 on
+a 390 px phone (which shows each figure's narrow drawing), 7 pt in small multiples (no script,
+print). The size of a frame's smallest text comes from matplotlib's own text artists, as the frame
+was drawn for the site (tests/frame_checks.py); the width the page gives the figure, from the
+browser. Sub- and superscripts inside mathtext are set at 0.7 of their text's size and not
+counted on their own."""
+
+import pytest
+
+from figures.style import LANGS, NARROW_WIDTH, WIDTH
+
+DESKTOP_PX, PHONE_PX, MULTIPLE_PT = 11, 10, 7
+PHONE_COLUMN = 358  # CSS px a 390 px phone gives a figure (checked in the browser below)
+CSS_PX_PER_IN = 96
+
+
+def shown_px(pt: float, figure_in: float, shown_width_px: float) -> float:
+    """CSS px of `pt`-point text in a figure `figure_in` inches wide, shown `shown_width_px` wide."""
+    return pt / 72 * shown_width_px / figure_in
+
+
+def smallest_by_file(checked_frames) -> dict[str, tuple[float, float, str]]:
+    """(pt, figure width in inches, text) of each file's smallest text, by its path below the
+    site's root: figures/<id>/<slug>.svg, en/figures/..."""
+    out = {}
+    for (frame, lang), c in checked_frames.items():
+        root = "" if lang == LANGS[0] else f"{lang}/"
+        wide, thin = c.smallest
+        for kind, smallest in (("svg", wide), ("dark.svg", wide), ("narrow.svg", thin), ("narrow.dark.svg", thin)):
+            out[root + "figures/" + frame.path(kind)] = smallest
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_frame_reads_on_a_desktop_and_on_a_phone(checked_frames, lang):
+    small = []
+    for (frame, lang_), c in checked_frames.items():
+        if lang_ != lang:
+            continue
+        assert c.files is not None, c.error
+        (wide_pt, wide_in, wide_text), (thin_pt, thin_in, thin_text) = c.smallest
+        assert (wide_in, thin_in) == (WIDTH, NARROW_WIDTH), frame
+        desktop = shown_px(wide_pt, wide_in, wide_in * CSS_PX_PER_IN)  # at its own size: the column is wider
+        phone = shown_px(thin_pt, thin_in, PHONE_COLUMN)
+        if desktop < DESKTOP_PX:
+            small.append(f"{frame.path()} desktop: {wide_text!r} {desktop:.1f} px")
+        if phone < PHONE_PX:
+            small.append(f"{frame.path()} phone: {thin_text!r} {phone:.1f} px")
+    assert small == [], "\n".join(small[:20])
+
+
+PAGES = ["one-head-blends/", "slicing-the-width/", "en/heads-side-by-side/", "en/what-trained-heads-do/",
+         "concatenate-then-mix/", "en/what-it-costs/", "the-code/", "en/reference/", "gallery/"]
+SHOWN = """() => [...document.querySelectorAll('.md-content picture img')]
+    .filter(i => i.getClientRects().length && getComputedStyle(i.closest('.mha-frame') || i).visibility !== 'hidden')
+    .map(i => [new URL(i.currentSrc).pathname, i.getBoundingClientRect().width])"""
+
+
+@pytest.mark.parametrize("width, scheme", [(1280, "light"), (390, "light"), (390, "dark")])
+def test_the_page_shows_each_figure_in_the_drawing_that_reads_at_its_width(browser, served, checked_frames, width, scheme):
+    """At 390 px the narrow drawing, at 1280 the wide one at its own size; the scheme's colours."""
+    smallest = smallest_by_file(checked_frames)
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    small, seen = [], 0
+    for path in PAGES:
+        page.goto(served + path, wait_until="networkidle")
+        page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+        page.wait_for_load_state("networkidle")
+        for src, shown in page.evaluate(SHOWN):
+            file = src.lstrip("/")
+            assert file in smallest, (path, file)
+            assert (".dark." in file) == (scheme == "dark"), (path, file)
+            pt, figure_in, text = smallest[file]
+            least = MULTIPLE_PT / 72 * CSS_PX_PER_IN if path == "gallery/" else DESKTOP_PX if width > 600 else PHONE_PX
+            seen += 1
+            if shown_px(pt, figure_in, shown) < least:
+                small.append(f"{path} {file}: {text!r} {shown_px(pt, figure_in, shown):.1f} px, shown {shown:.0f} px wide")
+    page.close()
+    assert seen > len(PAGES) and small == [], "\n".join(small[:20])
