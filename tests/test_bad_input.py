@@ -469,6 +469,6 @@ def test_constructs_inside_code_are_left_as_written():
 def test_a_figure_inside_code_is_not_numbered(tmp_path):
     from figures.site import numbering
     for lang in ("zh", "en"):
-        (tmp_path / "a.{lang}.md").write_text(f"# a {{#a}}\n\n```\n{{{{ figure peak-dip }}}}\n```\n\n"
+        (tmp_path / f"a.{lang}.md").write_text("# a {#a}\n\n```\n{{ figure peak-dip }}\n```\n\n"
                                                "{{ figure width-slices }}\n", encoding="utf-8")
     assert list(numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])) == ["width-slices"]
