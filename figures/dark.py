@@ -66,7 +66,7 @@ def colour(hex_colour: str) -> str:
     if lightness >= 0.8:  # white and light tints: behind things
         return _hex(colorsys.hls_to_rgb(h, _SLATE_L + (1 - lightness) * 1.1, s * 0.6))
     if s < 0.15 and lightness < 0.3:  # black and dark greys: ink
-        return _hex(colorsys.hls_to_rgb(h, 1 - lightness * 0.45, s))
+        return _hex(colorsys.hls_to_rgb(h, 0.94 - lightness * 0.45, s))
     out = hex_colour
     while contrast(out, SLATE) < TEXT_CONTRAST and lightness < 1:
         lightness = min(lightness + 0.01, 1.0)

@@ -212,3 +212,23 @@ def test_without_script_and_in_print_every_frame_is_shown(browser, served, check
     pt = [(src, shown_px(*smallest[src][:2], width) * 0.75) for (_, src, width), in frames]
     assert all(src.endswith(".narrow.svg") and size >= MULTIPLE_PT for src, size in pt), pt
     context.close()
+
+
+ANIMATIONS = """() => document.getAnimations().map(a => `${a.effect.target.className} ${a.transitionProperty || a.animationName}`)"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_reader_who_asks_for_less_motion_sees_none(browser, served, motion):
+    """Stepping a slider, switching the scheme and opening the menu on a phone: Material's
+    transitions run, unless the reader's system asks for reduced motion (the slider has none)."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, reduced_motion=motion)
+    page.goto(served + "one-head-blends/", wait_until="networkidle")
+    seen = []
+    page.locator("#fig-blend-rows .mha-next").click()
+    seen += page.evaluate(ANIMATIONS)
+    page.locator("label.md-header__button[for^='__palette']:visible").first.click()
+    seen += page.evaluate(ANIMATIONS)
+    page.locator("label.md-header__button[for='__drawer']").click()
+    seen += page.evaluate(ANIMATIONS)
+    page.close()
+    assert (seen == []) == (motion == "reduce"), seen

@@ -33,7 +33,7 @@
     const dialog = document.querySelector('.md-search[role=dialog]');
     const input = document.querySelector('.md-search__input');
     if (dialog && input && !dialog.hasAttribute('aria-label')) dialog.setAttribute('aria-label', input.placeholder);
-    document.querySelectorAll('.md-typeset__scrollwrap').forEach((wrap) => {
+    document.querySelectorAll('.md-typeset__scrollwrap, .mha-math').forEach((wrap) => {
       if (wrap.scrollWidth > wrap.clientWidth) wrap.tabIndex = 0;
     });
   }
