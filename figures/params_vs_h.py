@@ -34,6 +34,12 @@ def readout(lang: str, h: int) -> str:
                 f"h = {h} · {costs.param_count(D, h):,} parameters · one head's Q, K, V blocks: {per_head:,}")
 
 
+def data(lang: str):
+    return ([pick(lang, "头数 h", "heads h"), "d_k", pick(lang, "每个头的 Q、K、V 参数", "Q, K, V parameters per head"),
+             pick(lang, "整个块的参数", "parameters of the block")],
+            [[str(h), str(D // h), f"{costs.head_param_count(D, h):,}", f"{costs.param_count(D, h):,}"] for h in HS])
+
+
 def draw(lang: str, h: int):
     fig, ax = new_figure(3.0)
     x = np.arange(len(HS))
@@ -41,7 +47,7 @@ def draw(lang: str, h: int):
     ax.bar(x, counts, color="#dfe7ef", width=0.7)
     # the chosen h: its bar cut into the heads' Q, K, V blocks (alternating shades) and W_O on top
     here = HS.index(h)
-    share = 3 * (D * (D // h) + D // h)
+    share = costs.head_param_count(D, h)
     for i in range(h):
         ax.bar(here, share, bottom=i * share, width=0.7, lw=0,
                color=HEAD_COLOURS["position"] if i % 2 == 0 else "#5aa3d6")

@@ -11,12 +11,16 @@ from typing import NamedTuple
 from . import checks
 
 
-def param_count(d_model: int, h: int, *, bias: bool = True) -> int:
-    """W_Q, W_K, W_V, W_O (d_model x d_model each) and their biases: h only cuts, it never adds."""
+def head_param_count(d_model: int, h: int, *, bias: bool = True) -> int:
+    """One head's blocks of W_Q, W_K, W_V (d_model x d_k each) and of their biases."""
     checks.heads(d_model, h)
     d_k = d_model // h
-    per_head = 3 * (d_model * d_k + (d_k if bias else 0))  # one head's blocks of W_Q, W_K, W_V
-    return h * per_head + d_model * d_model + (d_model if bias else 0)  # + W_O and b_O
+    return 3 * (d_model * d_k + (d_k if bias else 0))
+
+
+def param_count(d_model: int, h: int, *, bias: bool = True) -> int:
+    """W_Q, W_K, W_V, W_O (d_model x d_model each) and their biases: h only cuts, it never adds."""
+    return h * head_param_count(d_model, h, bias=bias) + d_model * d_model + (d_model if bias else 0)  # + W_O, b_O
 
 
 class MultiplyAdds(NamedTuple):
