@@ -7,7 +7,7 @@ tokens. At `it` they peak on different tokens: `and` (one back) and `ran` (one a
 from __future__ import annotations
 
 from .control import query_control
-from .draw import head_rows, top_keys
+from .draw import head_rows, top_keys, weight_table
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -22,6 +22,10 @@ CAPTION_EN = (
 
 def readout(lang: str, query: int) -> str:
     return top_keys(lang, query, ("position", "syntax"))
+
+
+def data(lang: str):
+    return weight_table(lang, ("position", "syntax"))
 
 
 def draw(lang: str, query: int):

@@ -47,6 +47,11 @@ def readout(lang: str, h: int) -> str:
                 f"h = {h} · d_k = {d_k} · keys that can be the top choice (exact): {n} of {ex.N_KEYS}")
 
 
+def data(lang: str):
+    return (["d_k", "h", pick(lang, f"能成为首选的键（共 {ex.N_KEYS} 个）", f"keys that can be the top choice (of {ex.N_KEYS})")],
+            [[str(d), str(ex.D_MODEL // d), str(ex.reachable_top_keys(d))] for d in WIDTHS])
+
+
 def draw(lang: str, h: int):
     d_k = ex.D_MODEL // h
     counts = [ex.reachable_top_keys(d) for d in WIDTHS]

@@ -62,6 +62,16 @@ def head_rows(lang: str, query: int, rows, *, height: float = 3.6, reference=Non
     return fig
 
 
+def weight_table(lang: str, heads) -> tuple[list[str], list[list[str]]]:
+    """The numbers behind a figure of weight rows, every frame's: for each query token and head,
+    its weights over the six tokens (the page prints it under the figure, markup.data_html)."""
+    w = toy.trace().weights
+    head = [pick(lang, "查询", "query"), pick(lang, "头", "head"), *toy.TOKENS]
+    rows = [[toy.TOKENS[q], pick(lang, *HEAD_NAMES[h]), *(f"{v:.2f}" for v in w[toy.head_index(h)][q])]
+            for q in range(toy.N) for h in heads]
+    return head, rows
+
+
 def top_keys(lang: str, query: int, heads) -> str:
     """'query it: position head → and, syntax head → ran' in the page's language."""
     w = toy.trace().weights

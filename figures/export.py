@@ -71,10 +71,8 @@ def page_url(nav_entry: str, lang: str) -> str:
 def _first_sentence(text: str) -> str:
     """A caption's first sentence, as plain text in its print wording (a file taken away is read
     as on paper): its title."""
-    from .site.markup import plain
-    text = plain(text, media="print").strip()
-    m = re.match(r"(.+?[。！？]|.+?[.!?](?=\s|$))", text, re.S)
-    return " ".join((m[1] if m else text).split())
+    from .site.markup import first_sentence, plain
+    return first_sentence(plain(text, media="print"))
 
 
 def attribution(frame: Frame, lang: str, number) -> Attribution:

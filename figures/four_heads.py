@@ -9,7 +9,7 @@ from __future__ import annotations
 from mha_ref import toy
 
 from .control import query_control
-from .draw import head_rows, top_keys
+from .draw import head_rows, top_keys, weight_table
 from .style import HEAD_NAMES
 
 CONTROL = query_control("it")
@@ -27,6 +27,10 @@ CAPTION_EN = (
 
 def readout(lang: str, query: int) -> str:
     return top_keys(lang, query, ("position", "syntax", "rare"))
+
+
+def data(lang: str):
+    return weight_table(lang, toy.HEADS)
 
 
 def draw(lang: str, query: int):

@@ -26,6 +26,11 @@ CAPTION_EN = (
 )
 
 
+def data(lang: str):
+    return ([pick(lang, "去掉的头", "head removed"), pick(lang, "输出的相对变化", "relative change of the output")],
+            [[pick(lang, *HEAD_NAMES[h]), f"{c:.3f}"] for h, c in zip(toy.HEADS, toy.ablation())])
+
+
 def draw(lang: str, value=None):
     cost = toy.ablation()
     fig, ax = new_figure(2.8)

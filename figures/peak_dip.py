@@ -32,6 +32,15 @@ CAPTION_EN = (
 FINE = 401  # points of the drawn curves
 
 
+def data(lang: str):
+    """The blend figure's stops: the row of `it`, its weights on `and` and `ran` and its peak."""
+    curve = toy.blend_curve("it")
+    return ([pick(lang, "混合比例", "blend ratio"), pick(lang, "“and” 上的权重", "weight on “and”"),
+             pick(lang, "“ran” 上的权重", "weight on “ran”"), pick(lang, "最高权重", "highest weight")],
+            [[f"{a:.2f}", f"{row[toy.token_index('and')]:.2f}", f"{row[toy.token_index('ran')]:.2f}", f"{row.max():.2f}"]
+             for a, row in zip(toy.blend_ratios(), curve)])
+
+
 def draw(lang: str, value=None):
     it = toy.token_index("it")
     ratios = np.linspace(0.0, 1.0, FINE)

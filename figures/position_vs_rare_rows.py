@@ -7,7 +7,7 @@ peak moves with the query, one step behind; the bottom one stays on `cat`.
 from __future__ import annotations
 
 from .control import query_control
-from .draw import head_rows, top_keys
+from .draw import head_rows, top_keys, weight_table
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
@@ -23,6 +23,10 @@ CAPTION_EN = (
 
 def readout(lang: str, query: int) -> str:
     return top_keys(lang, query, ("position", "rare"))
+
+
+def data(lang: str):
+    return weight_table(lang, ("position", "rare"))
 
 
 def draw(lang: str, query: int):

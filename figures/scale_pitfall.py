@@ -39,6 +39,12 @@ def readout(lang: str, d_k: int) -> str:
                 f"d_k = {d_k} · divide by √d_k: {right:.2f} · by √d_model: {wrong:.2f}")
 
 
+def data(lang: str):
+    return (["d_k", pick(lang, "除以 √d_k", "divide by √d_k"), pick(lang, f"除以 √d_model = √{scale.D_MODEL}",
+                                                                     f"divide by √d_model = √{scale.D_MODEL}")],
+            [[str(d), f"{scale.peak(d, 'd_k'):.2f}", f"{scale.peak(d, 'd_model'):.2f}"] for d in scale.D_KS])
+
+
 def draw(lang: str, d_k: int):
     narrow = is_narrow()
     if narrow:  # a phone's width: the bars under the curve, each panel the full width, the key in one column

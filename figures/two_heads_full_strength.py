@@ -9,7 +9,7 @@ from __future__ import annotations
 from mha_ref import toy
 
 from .control import query_control
-from .draw import head_rows
+from .draw import head_rows, weight_table
 from .style import pick
 
 CONTROL = query_control("it")
@@ -30,6 +30,10 @@ def readout(lang: str, query: int) -> str:
     pos, syn = w[toy.head_index("position")][query].max(), w[toy.head_index("syntax")][query].max()
     return pick(lang, f"查询 {toy.TOKENS[query]} · 位置头最大权重 {pos:.2f} · 句法头最大权重 {syn:.2f}",
                 f"query {toy.TOKENS[query]} · position head peak {pos:.2f} · syntax head peak {syn:.2f}")
+
+
+def data(lang: str):
+    return weight_table(lang, ("position", "syntax"))
 
 
 def draw(lang: str, query: int):

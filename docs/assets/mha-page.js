@@ -33,10 +33,16 @@
     const dialog = document.querySelector('.md-search[role=dialog]');
     const input = document.querySelector('.md-search__input');
     if (dialog && input && !dialog.hasAttribute('aria-label')) dialog.setAttribute('aria-label', input.placeholder);
-    document.querySelectorAll('.md-typeset__scrollwrap, .mha-math').forEach((wrap) => {
-      if (wrap.scrollWidth > wrap.clientWidth) wrap.tabIndex = 0;
-    });
+    document.querySelectorAll('.md-typeset__scrollwrap, .mha-math').forEach(focusableIfScrolls);
   }
+  // A table that scrolls sideways takes focus, so a keyboard can scroll it; one folded in a
+  // figure's numbers (<details>) is measured when it is opened.
+  function focusableIfScrolls(wrap) {
+    if (wrap.scrollWidth > wrap.clientWidth) wrap.tabIndex = 0;
+  }
+  document.addEventListener('toggle', (e) => {
+    if (e.target.open) e.target.querySelectorAll('.md-typeset__scrollwrap').forEach(focusableIfScrolls);
+  }, true);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', name);
   else name();
 })();

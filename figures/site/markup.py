@@ -56,12 +56,12 @@ FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+    "zh": {"figure": "图 {}", "data": "图中的数据（表格）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"figure": "Figure {}", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+    "en": {"figure": "Figure {}", "data": "The numbers in this figure (a table)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
@@ -172,6 +172,12 @@ def plain(markdown_text: str, media: str = "screen") -> str:
     text = text.replace("\\times", "×").replace("\\cdot", "·")
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
     return re.sub(r"[`*$\\]|\{:[^}]*\}", "", text)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of plain text (a caption's title): an image's short alt text, a download's title."""
+    m = re.match(r"(.+?[。！？]|.+?[.!?](?=\s|$))", text.strip(), re.S)
+    return " ".join((m[1] if m else text).split())
 
 
 def _start_index(fig_id: str, start: str | None, where: str) -> int:
@@ -296,6 +302,24 @@ def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = Fa
     return "".join(out)
 
 
+def data_html(mod, lang: str) -> str:
+    """The numbers a figure draws, every frame's, as a table folded under it: a way in for a
+    screen reader, and numbers a lecturer can copy. Only for a figure module with data(lang),
+    which gives (column heads, rows of cell texts); computed by mha_ref like the drawing."""
+    data = getattr(mod, "data", None)
+    if data is None:
+        return ""
+    head, rows = data(lang)
+    if not rows or any(len(r) != len(head) for r in rows):
+        raise MarkupError(f"figure {mod.__name__}: data() must give rows of {len(head)} cells")
+    cell = html.escape
+    return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n'
+            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>\n<thead><tr>'
+            + "".join(f'<th scope="col">{cell(h)}</th>' for h in head) + "</tr></thead>\n<tbody>\n"
+            + "\n".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
+            + "\n</tbody></table></div></div>\n</details>\n")
+
+
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
                 where: str = "", home=None, page: str | None = None, show_failures: bool = False,
                 page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
@@ -314,7 +338,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     words = WORDS[lang]
     control = mod.CONTROL
     cap = caption(fig_id, lang, where)
-    alt_text = plain(cap)
+    alt_text = first_sentence(plain(cap))  # short: the caption under it says the rest, in numbers
     cap = expand_media(cap)
     readout = getattr(mod, "readout", None)
     start_index = _start_index(fig_id, start, where)
@@ -354,6 +378,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
         + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
+        + data_html(mod, lang)
         + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
@@ -392,7 +417,7 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
             # a card is as narrow as a phone's column at every width: its narrow drawing always
             f'<div class="mha-gallery-thumb"><a href="{img}">'
-            + pictures(shown, plain(cap), url, size, narrow_only="all") + '</a></div>\n'
+            + pictures(shown, first_sentence(plain(cap)), url, size, narrow_only="all") + '</a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
             + downloads_html(fig_id, lang, url, shown, None) + "\n</figure>")
     return '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"
