@@ -7,10 +7,12 @@ The rule, per colour (a colour drawn in the figures is one of a few dozen):
 
 - white, the panel behind everything, becomes the slate page's own background, so the figure
   sits on the page with no bright panel;
-- a light tint (a grid line, a bar's pale fill, the query's box) becomes a tint as far from the
-  slate background as it was from white, in the same hue;
-- black and dark grey (the ink of text and axes) are turned over: they become light grey;
-- any other colour (mid greys, the heads' colours, the blends between them, colour maps) keeps its hue and
+- a grey is turned over, keeping its contrast ratio with every other grey: black and dark grey
+  (the ink of text and axes) become light grey, light grey (grid lines, the query's box, pale
+  cells) dark grey, and text keeps its contrast with the cell it is written on;
+- a light tint of a colour (a bar's pale fill) becomes a tint as far from the slate background as
+  it was from white, in the same hue;
+- any other colour (the heads' colours, the blends between them, colour maps) keeps its hue and
   saturation and is lightened until it stands out from the slate background at 4.5:1, the
   contrast WCAG asks of text (tests/test_dark.py).
 
@@ -57,16 +59,25 @@ def contrast(a: str, b: str) -> float:
 _SLATE_L = colorsys.rgb_to_hls(*_rgb(SLATE))[1]
 
 
+def _grey_turned_over(hex_colour: str) -> str:
+    """The grey whose luminance Y' makes (Y' + 0.05)(Y + 0.05) the same for every grey: white
+    becomes the slate background, and any two greys keep their WCAG contrast ratio, so ink that
+    read on white reads as well on slate, and text keeps its contrast with a grey cell under it."""
+    y = (luminance(SLATE) + 0.05) * 1.05 / (luminance(hex_colour) + 0.05) - 0.05
+    v = min(0.94, 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055)  # ink: no glaring white
+    return _hex((v, v, v))
+
+
 @functools.lru_cache(maxsize=None)
 def colour(hex_colour: str) -> str:
     """The dark scheme's colour for a light scheme's colour ('#rrggbb', lower case)."""
     if hex_colour == "#ffffff":
         return SLATE
     h, lightness, s = colorsys.rgb_to_hls(*_rgb(hex_colour))
-    if lightness >= 0.8:  # white and light tints: behind things
+    if s < 0.15:  # greys: turned over
+        return _grey_turned_over(hex_colour)
+    if lightness >= 0.8:  # light tints: behind things
         return _hex(colorsys.hls_to_rgb(h, _SLATE_L + (1 - lightness) * 1.1, s * 0.6))
-    if s < 0.15 and lightness < 0.3:  # black and dark greys: ink
-        return _hex(colorsys.hls_to_rgb(h, 0.94 - lightness * 0.45, s))
     out = hex_colour
     while contrast(out, SLATE) < TEXT_CONTRAST and lightness < 1:
         lightness = min(lightness + 0.01, 1.0)

@@ -23,15 +23,16 @@ FORMATS = ("svg", "png", "pdf")  # what a frame is saved as, for the page and fo
 VARIANTS = ("dark.svg", "narrow.svg", "narrow.dark.svg")
 KINDS = FORMATS + VARIANTS
 
-# Okabe-Ito colours: told apart with the common colour-vision deficiencies.
-HEAD_COLOURS = {"position": "#0072B2", "syntax": "#D55E00", "rare": "#009E73", "diffuse": "#9A9A9A"}
+# Okabe-Ito colours: told apart with the common colour-vision deficiencies. The diffuse head's
+# grey is the lightest that still reads as text on white (4.5:1), as its name is written in it.
+HEAD_COLOURS = {"position": "#0072B2", "syntax": "#D55E00", "rare": "#009E73", "diffuse": "#767676"}
 # Slices 1-4 are the running example's four heads, in their colours; 5-8 only appear when h = 8.
 SLICE_COLOURS = (*HEAD_COLOURS.values(), "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 # The running example's heads by role, as every figure names them (Chinese, English).
 HEAD_NAMES = {"position": ("位置头", "position head"), "syntax": ("句法头", "syntax head"),
               "rare": ("稀有词头", "rare-token head"), "diffuse": ("弥散头", "diffuse head")}
 INK = "#222222"
-MUTED = "#777777"
+MUTED = "#767676"  # the lightest grey that reads as text on white (4.5:1)
 # How a figure singles out the query token: a light box round it. Never bold: the CJK face
 # ships in one weight (Regular), so bold would silently come out regular.
 QUERY_BOX = {"boxstyle": "round,pad=0.25", "facecolor": "#e4e4e4", "edgecolor": MUTED, "lw": 0.8}
