@@ -289,7 +289,7 @@ def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = Fa
     media = ", ".join(m for m in (narrow_only, NARROW_MEDIA) if m)
     out = []
     for look, suffix in (("light", ""), ("dark", "dark.")):
-        wide = frame.path("svg") if look == "light" else frame.path("dark.svg")
+        wide = frame.path(f"{suffix}svg")
         href = _link(url, wide)
         if href is None:
             continue
@@ -313,11 +313,11 @@ def data_html(mod, lang: str) -> str:
     if not rows or any(len(r) != len(head) for r in rows):
         raise MarkupError(f"figure {mod.__name__}: data() must give rows of {len(head)} cells")
     cell = html.escape
-    return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n'
-            '<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>\n<thead><tr>'
+    # a bare <table>: Material's script wraps it to scroll sideways, as it does the page's own tables
+    return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n<table>\n<thead><tr>'
             + "".join(f'<th scope="col">{cell(h)}</th>' for h in head) + "</tr></thead>\n<tbody>\n"
             + "\n".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
-            + "\n</tbody></table></div></div>\n</details>\n")
+            + "\n</tbody></table>\n</details>\n")
 
 
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
@@ -354,10 +354,9 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         img = pictures(frame, alt, url, size, hidden=bool(control) and not current,
                        narrow_only="print" if control else "")
         if control:  # no script, no slider: the frames as small multiples, each its narrow drawing
-            thin = frame.path("narrow.svg")
-            src = _link(url, thin) or svg
-            img += (f'<noscript><img src="{src}" alt="{html.escape(alt)}"'
-                    f'{_size_attrs(size, thin if src != svg else frame.path("svg"))} loading="lazy"></noscript>')
+            small = frame.path("narrow.svg") if _link(url, frame.path("narrow.svg")) else frame.path("svg")
+            img += (f'<noscript><img src="{url(small)}" alt="{html.escape(alt)}"'
+                    f'{_size_attrs(size, small)} loading="lazy"></noscript>')
         parts.append(
             f'<div class="mha-frame{current}" data-index="{i}" data-value="{html.escape(label)}"{files}>'
             + _print_label(control, lang, label)
