@@ -40,6 +40,12 @@ def readout(lang: str, step: int) -> str:
                 f"blend {toy.blend_ratios()[step]:.2f} · peak weight {row.max():.2f} ({top})")
 
 
+def data(lang: str):
+    """Every stop of the slider: the blend ratio and the row of `it` over the six tokens."""
+    return ([pick(lang, "混合比例", "blend ratio"), *toy.TOKENS],
+            [[f"{a:.2f}", *(f"{w:.2f}" for w in row)] for a, row in zip(toy.blend_ratios(), toy.blend_curve("it"))])
+
+
 def draw(lang: str, step: int):
     alpha = toy.blend_ratios()[step]
     row = toy.blend_curve("it")[step]

@@ -11,6 +11,7 @@ from matplotlib.patches import Rectangle
 from mha_ref import toy
 
 from .control import Control
+from .draw import decimals
 from .style import INK, MUTED, SLICE_COLOURS, new_figure, pick, plural
 
 QUERY = "it"
@@ -32,6 +33,17 @@ CAPTION_EN = (
 def readout(lang: str, placed: int) -> str:
     return pick(lang, f"已放入 {placed} 个头 · 填满 {placed * toy.D_K} / {toy.D_MODEL} 格",
                 f"{plural(placed, 'head')} placed · {placed * toy.D_K} of {plural(toy.D_MODEL, 'slot')} filled")
+
+
+def data(lang: str):
+    """Every stop of the slider: the concatenation for `it` with that many heads placed, slot by slot."""
+    concat = toy.trace().concat[toy.token_index(QUERY)]
+    empty = pick(lang, "空", "empty")
+    return ([pick(lang, "已放入的头数", "heads placed"),
+             *(pick(lang, f"第 {s + 1} 格（头 {s // toy.D_K + 1}）", f"slot {s + 1} (head {s // toy.D_K + 1})")
+               for s in range(toy.D_MODEL))],
+            [[str(k), *(decimals(v) if s // toy.D_K < k else empty for s, v in enumerate(concat))]
+             for k in CONTROL.values])
 
 
 def draw(lang: str, placed: int):

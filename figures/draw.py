@@ -72,6 +72,11 @@ def weight_table(lang: str, heads) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def decimals(value: float, digits: int = 2) -> str:
+    """A table cell's number: to `digits` places, as the figure prints it, but never "-0.00"."""
+    return f"{round(float(value), digits) + 0.0:.{digits}f}"
+
+
 def top_keys(lang: str, query: int, heads) -> str:
     """'query it: position head → and, syntax head → ran' in the page's language."""
     w = toy.trace().weights

@@ -44,6 +44,26 @@ def _series(h: int, part: str) -> np.ndarray:
     return np.array([getattr(costs.multiply_adds(int(n), GPT2.d_model, h), part) for n in CONTEXTS], dtype=float)
 
 
+def data(lang: str):
+    """The curves drawn, at every n of the grid and at the two marked n (the model's context and the
+    crossover): the multiply-adds of attention and of the four projections, and their ratio. One row
+    per n holds every frame: each h of the slider gives the same counts (checked here)."""
+    ns = sorted({*map(int, CONTEXTS), GPT2.context, costs.crossover_context(GPT2.d_model)})
+    rows = []
+    for n in ns:
+        at_each_h = (costs.multiply_adds(n, GPT2.d_model, h) for h in CONTROL.values)
+        counts = {(c.attention, c.projections) for c in at_each_h}
+        if len(counts) != 1:  # one row per n would hide a difference between the frames
+            raise ValueError(f"the multiply-adds at n = {n} depend on h: {sorted(counts)}")
+        ((a, p),) = counts
+        rows.append([str(n), f"{a:,}", f"{p:,}", f"{p / a:.2f}"])
+    return ([pick(lang, "上下文长度 n", "context length n"),
+             pick(lang, "注意力的乘加（滑块上每个 h 都一样）", "attention multiply-adds (the same for every h on the slider)"),
+             pick(lang, "四个投影的乘加", "multiply-adds of the four projections"),
+             pick(lang, "投影 / 注意力", "projections / attention")],
+            rows)
+
+
 def draw(lang: str, h: int):
     narrow = is_narrow()
     fig, ax = new_figure(4.6 if narrow else 3.6)

@@ -25,6 +25,21 @@ CAPTION_EN = (
 )
 
 
+def data(lang: str):
+    """Each step's array shape, as the drawing prints it (mha_ref.flow_shapes: a real forward pass)."""
+    s = flow_shapes()
+    steps = ((pick(lang, "输入 X", "input X"), s.x),
+             (pick(lang, f"每个头的 Q_i、K_i、V_i（共 {s.h} 个头，d_k = {s.d_k}）",
+                   f"each head's Q_i, K_i, V_i ({plural(s.h, 'head')}, d_k = {s.d_k})"), s.q_i),
+             (pick(lang, "每个头的输出 softmax(Q_i K_iᵀ / √d_k) V_i",
+                   "each head's output softmax(Q_i K_iᵀ / √d_k) V_i"), s.head_i),
+             (pick(lang, "拼接各头的输出", "the heads' outputs, concatenated"), s.concat),
+             ("W_O", s.w_o),
+             (pick(lang, "输出", "output"), s.out))
+    head = [pick(lang, "步骤", "step"), pick(lang, "数组形状（n 是 token 数）", "array shape (n: number of tokens)")]
+    return head, [list(r) for r in steps]
+
+
 def _box(ax, x, y, text, colour=INK, w=1.9, h=0.55):
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.04",
                                 facecolor="white", edgecolor=colour, lw=1.6))

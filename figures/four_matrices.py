@@ -10,6 +10,7 @@ from matplotlib.colors import SymLogNorm
 
 from mha_ref import toy
 
+from .draw import decimals
 from .style import new_figure, pick
 
 CONTROL = None
@@ -22,6 +23,15 @@ CAPTION_EN = (
     "$d_\\text{model} \\times d_\\text{model}$ = {{ value toy.d_model }} × {{ value toy.d_model }}, "
     "whatever $h$ is."
 )
+
+
+def data(lang: str):
+    """The four matrices drawn, row by row (8 rows each, two decimals): numbers to copy."""
+    p = toy.params()
+    return ([pick(lang, "矩阵", "matrix"), pick(lang, "行", "row"),
+             *(pick(lang, f"列 {j}", f"column {j}") for j in range(toy.D_MODEL))],
+            [[name, str(i), *(decimals(v) for v in row)]
+             for name, w in zip(("W_Q", "W_K", "W_V", "W_O"), (p.w_q, p.w_k, p.w_v, p.w_o)) for i, row in enumerate(w)])
 
 
 def draw(lang: str, value=None):

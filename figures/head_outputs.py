@@ -10,6 +10,7 @@ import numpy as np
 from mha_ref import toy
 
 from .control import query_control
+from .draw import decimals
 from .style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure, pick
 
 CONTROL = query_control("it")
@@ -29,6 +30,15 @@ def readout(lang: str, query: int) -> str:
     top = [toy.TOKENS[t.weights[i][query].argmax()] for i in range(toy.H)]
     return pick(lang, f"{toy.TOKENS[query]}：各头最看重 " + " · ".join(top),
                 f"{toy.TOKENS[query]}: each head's top key " + " · ".join(top))
+
+
+def data(lang: str):
+    """Every query of the slider: its eight concatenated outputs, two per head."""
+    concat = toy.trace().concat  # [n, d_model]
+    return ([pick(lang, "查询", "query"),
+             *(pick(lang, f"{HEAD_NAMES[h][0]}（第 {j + 1} 维）", f"{HEAD_NAMES[h][1]} ({j + 1} of {toy.D_K})")
+               for h in toy.HEADS for j in range(toy.D_K))],
+            [[toy.TOKENS[q], *(decimals(v) for v in concat[q])] for q in range(toy.N)])
 
 
 def draw(lang: str, query: int):

@@ -30,6 +30,16 @@ CAPTION_EN = (
 STYLE = {"position": ("-", "o", 11), "rare": ("--", "s", 7), "syntax": (":", "^", 4.5)}
 
 
+def data(lang: str):
+    """The points drawn: for every query, the key each head weights most (position and token)."""
+    heads = ("position", "rare", "syntax")
+    label = [f"{i} {t}" for i, t in enumerate(toy.TOKENS)]
+    targets = [toy.targets(h) for h in heads]
+    return ([pick(lang, "查询", "query"), *(pick(lang, f"{HEAD_NAMES[h][0]}权重最大的键", f"{HEAD_NAMES[h][1]}: top key")
+                                          for h in heads)],
+            [[label[q], *(label[t[q]] for t in targets)] for q in range(toy.N)])
+
+
 def draw(lang: str, value=None):
     positions = np.arange(toy.N)
     fig, ax = new_figure(3.6)

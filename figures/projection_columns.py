@@ -32,6 +32,24 @@ def readout(lang: str, h: int) -> str:
                 f"h = {h} · {plural(h, 'group')} of {plural(d_k, 'column')} in each matrix")
 
 
+def data(lang: str):
+    """Every h of the slider: the output columns each head owns in all three matrices, the size of
+    its block, and the largest |entry| of its block in W_Q, W_K and W_V (where the built-in
+    structure sits; the rest is small noise). The entries themselves: four-matrices' table."""
+    p = toy.params()
+    rows = []
+    for h in CONTROL.values:
+        d_k = toy.D_MODEL // h
+        for i in range(h):
+            cols = slice(i * d_k, (i + 1) * d_k)
+            rows.append([str(h), pick(lang, f"头 {i + 1}", f"head {i + 1}"),
+                         str(i * d_k) if d_k == 1 else f"{i * d_k}–{(i + 1) * d_k - 1}", f"{toy.D_MODEL} × {d_k}",
+                         *(f"{abs(w[:, cols]).max():.2f}" for w in (p.w_q, p.w_k, p.w_v))])
+    return ([pick(lang, "头数 h", "heads h"), pick(lang, "头", "head"), pick(lang, "输出列", "output columns"),
+             pick(lang, "每块的形状", "block shape"),
+             *(pick(lang, f"{m} 块中最大的 |w|", f"largest |w| in its {m} block") for m in ("W_Q", "W_K", "W_V"))], rows)
+
+
 def draw(lang: str, h: int):
     p = toy.params()
     d_model, d_k = toy.D_MODEL, toy.D_MODEL // h

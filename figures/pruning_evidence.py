@@ -26,19 +26,31 @@ CAPTION_EN = (
 )
 
 
+def data(lang: str):
+    """The two published results drawn (models.VOITA_*): heads kept of the encoder's, and the BLEU lost."""
+    return ([pick(lang, "数据集", "data set"), pick(lang, "留下的头", "heads kept"),
+             pick(lang, "编码器的头", "encoder heads"), pick(lang, "BLEU 下降", "BLEU lost")],
+            [[name, str(r["heads_kept"]), str(models.VOITA_ENCODER_HEADS), f"{r['bleu_drop']:.2f}"]
+             for name, r in _results(lang)])
+
+
+def _results(lang: str):
+    """The published results, one bar each: (data set, its record in models)."""
+    return ((pick(lang, "WMT 英俄", "WMT EN-RU"), models.VOITA_PRUNED), ("OpenSubtitles", models.VOITA_PRUNED_SUBTITLES))
+
+
 def draw(lang: str, value=None):
     total = models.VOITA_ENCODER_HEADS
     fig, ax = new_figure(2.6)
-    for row, (label, result) in enumerate((
-            (pick(lang, "WMT 英俄", "WMT EN-RU"), models.VOITA_PRUNED),
-            ("OpenSubtitles", models.VOITA_PRUNED_SUBTITLES))):
+    results = _results(lang)
+    for row, (label, result) in enumerate(results):
         kept = result["heads_kept"]
         ax.barh(row, total, color="#eeeeee", edgecolor=MUTED, height=0.5)
         ax.barh(row, kept, color=HEAD_COLOURS["position"], height=0.5)
         ax.text(kept + 0.6, row, pick(lang, f"留下 {kept} / {total} 个头，BLEU −{result['bleu_drop']:.2f}",
                                       f"{kept} of {total} heads kept, BLEU −{result['bleu_drop']:.2f}"),
                 va="center", fontsize=9, color=INK)
-    ax.set_yticks([0, 1], [pick(lang, "WMT 英俄", "WMT EN-RU"), "OpenSubtitles"])
+    ax.set_yticks(range(len(results)), [label for label, _ in results])
     ax.invert_yaxis()
     ax.set_xlim(0, total)
     ax.set_xlabel(pick(lang, "编码器自注意力头的个数", "encoder self-attention heads"))

@@ -39,6 +39,16 @@ def readout(lang: str, query: int) -> str:
                 f"{toy.TOKENS[query]} → {toy.TOKENS[target]} ({where}, weight {w:.2f})")
 
 
+def data(lang: str):
+    """Every arc (each frame draws all six, one strong): query, target, the step (+ ahead, − back)
+    and the syntax head's weight on its target."""
+    w = toy.trace().weights[toy.head_index("syntax")]
+    return ([pick(lang, "查询", "query"), pick(lang, "句法头指向", "syntax head's target"),
+             pick(lang, "位移（+ 往句尾，− 往句首）", "step (+ ahead, − back)"), pick(lang, "目标上的权重", "weight on the target")],
+            [[toy.TOKENS[q], toy.TOKENS[t], f"{t - q:+d}".replace("-", "−"), f"{w[q, t]:.2f}"]
+             for q, t in enumerate(toy.targets("syntax"))])
+
+
 def draw(lang: str, query: int):
     targets = toy.targets("syntax")
     fig, ax = new_figure(3.0)

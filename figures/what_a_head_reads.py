@@ -119,6 +119,11 @@ def _grid(ax, lang: str, grid, title: str, norm=None) -> None:
         spine.set_visible(False)
 
 
+def _own_slice() -> np.ndarray:
+    """[h, d_model] what the misreading predicts: 1 where a head reads its own slice, 0 elsewhere."""
+    return np.kron(np.eye(toy.H), np.ones((1, toy.D_K)))
+
+
 def _log_norm(*grids) -> LogNorm:
     """One log scale for both grids, from the decade below the smallest cell to the one above the largest."""
     cells = np.concatenate([g.ravel() for g in grids])
@@ -133,6 +138,25 @@ def _shade_bar(fig, axes, norm, visible: bool = True, location: str = "right") -
     if not visible:  # keep its room and its labels' room, show nothing
         bar.solids.set_alpha(0.0)
         bar.ax.tick_params(which="both", colors="none", labelcolor="none")
+
+
+def data(lang: str):
+    """Both frames' grids: per head and path, how far its output moves per unit nudge of each input
+    number (the misreading's frame: the 0 / ≠ 0 it predicts). A cell the figure prints as <0.01 is
+    given to two significant figures, so that the table too shows that no cell is zero."""
+    s = toy.head_sensitivity()
+    own_slice = _own_slice()
+    paths = ((pick(lang, "经权重（q、k）", "via the weights (q, k)"), s.attention_path),
+             (pick(lang, "经值（v）", "via the values (v)"), s.value_path))
+    rows = []
+    for picture in CONTROL.values:
+        for path, grid in paths:
+            for i, head in enumerate(toy.HEADS):
+                cells = (("0" if c == 0 else "≠ 0" for c in own_slice[i]) if picture == "wrong"
+                         else (_cell_text(c) if c >= 0.01 else f"{c:.1e}" for c in grid[i]))
+                rows.append([CONTROL.value_label(picture, lang), path, pick(lang, *HEAD_NAMES[head]), *cells])
+    return [pick(lang, "画法", "picture"), pick(lang, "路径", "path"), pick(lang, "头", "head"),
+            *(f"x{d}" for d in range(toy.D_MODEL))], rows
 
 
 def draw(lang: str, picture: str):
@@ -150,7 +174,7 @@ def draw(lang: str, picture: str):
     s = toy.head_sensitivity()
     norm = _log_norm(s.attention_path, s.value_path)
     if picture == "wrong":
-        own_slice = np.kron(np.eye(toy.H), np.ones((1, toy.D_K)))  # what the misreading would predict
+        own_slice = _own_slice()
         _grid(top, lang, own_slice, pick(lang, "误解预言：经权重（$q$、$k$）", "misreading predicts: via the weights ($q$, $k$)"))
         _grid(bottom, lang, own_slice, pick(lang, "误解预言：经值（$v$）", "misreading predicts: via the values ($v$)"))
         _shade_bar(fig, [top, bottom], norm, visible=False, location=bar_at)

@@ -29,6 +29,17 @@ def readout(lang: str, h: int) -> str:
     return f"h = {h} · d_k = {toy.D_MODEL} / {h} = {d_k}"
 
 
+def data(lang: str):
+    """Every h of the slider: the width d_k of a piece, h x d_k, and the numbers of q each head gets."""
+    def piece(i: int, d_k: int) -> str:
+        return f"q{i * d_k}" if d_k == 1 else f"q{i * d_k}–q{(i + 1) * d_k - 1}"
+
+    return ([pick(lang, "头数 h", "heads h"), "d_k", "h × d_k",
+             pick(lang, "每个头分到的数（按头的顺序）", "each head's numbers, head by head")],
+            [[str(h), str(toy.D_MODEL // h), str(h * (toy.D_MODEL // h)),
+              " · ".join(piece(i, toy.D_MODEL // h) for i in range(h))] for h in CONTROL.values])
+
+
 def draw(lang: str, h: int):
     d_model = toy.D_MODEL
     d_k = d_model // h

@@ -12,6 +12,7 @@ import numpy as np
 from mha_ref import toy
 
 from .control import Control
+from .draw import decimals
 from .style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure, pick
 
 MIXES = tuple(np.round(np.linspace(0, 1, 5), 2))
@@ -35,6 +36,19 @@ def readout(lang: str, mix: float) -> str:
     others = np.abs(c[1:]).sum()
     return pick(lang, f"混合 {mix:.2f} · 其他三个头的贡献（绝对值之和）{others:.2f}",
                 f"mixing {mix:.2f} · the other three heads contribute {others:.2f} (sum of magnitudes)")
+
+
+def data(lang: str):
+    """Every stop of the slider, each of the two output slots: the four heads' contributions and
+    their total (the final output), as toy.contributions gives them."""
+    rows = []
+    for mix in MIXES:
+        c = toy.contributions(mix)  # [h, 2]
+        for s in range(c.shape[1]):
+            rows.append([f"{mix:.2f}", pick(lang, f"输出第 {s + 1} 位", f"output slot {s + 1}"),
+                         *(decimals(v) for v in c[:, s]), decimals(c[:, s].sum())])
+    return ([pick(lang, "W_O 的混合强度", "W_O mixing"), pick(lang, "输出位", "slot"),
+             *(pick(lang, *HEAD_NAMES[h]) for h in toy.HEADS), pick(lang, "合计（最终输出）", "total (final output)")], rows)
 
 
 def draw(lang: str, mix: float):

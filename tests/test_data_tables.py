@@ -1,12 +1,13 @@
 """The numbers behind a figure, as a table folded under it (markup.data_html): the numbers mha_ref
 computes, the same table in both languages, on the page under its figure."""
 
+import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
 from figures import registry
 from figures.style import HEAD_NAMES
-from mha_ref import costs, toy
+from mha_ref import costs, models, multi_head_attention_loop, toy
 
 WITH_DATA = [i for i in registry.ORDER if hasattr(registry.get(i), "data")]
 
@@ -32,6 +33,67 @@ def test_the_cost_tables_hold_mha_refs_counts():
     assert [float(r[3]) for r in rows] == pytest.approx(toy.blend_curve("it").max(axis=1), abs=0.005)
 
 
+def test_the_w_o_table_adds_up_to_the_blocks_real_output():
+    """Each row's heads sum to its total, and the total is the block's output, computed here by the
+    per-head loop (not the trace the figure reads), at every mixing stop."""
+    head, rows = registry.get("wo-mixing").data("en")
+    assert len(rows) == len(registry.get("wo-mixing").CONTROL.values) * toy.D_K
+    it = toy.token_index("it")
+    for row in rows:
+        mix, slot = float(row[0]), int(row[1].split()[-1]) - 1
+        out, _ = multi_head_attention_loop(toy.inputs(), toy.params(mix), toy.H)
+        parts = [float(c) for c in row[2:-1]]
+        assert parts == pytest.approx(toy.contributions(mix)[:, slot], abs=0.005), row
+        assert float(row[-1]) == pytest.approx(out[it, slot], abs=0.005) == pytest.approx(sum(parts), abs=0.02)
+
+
+def test_the_context_table_holds_the_cost_formulas_at_every_h():
+    mod = registry.get("flops-vs-context")
+    _, rows = mod.data("en")
+    d = models.model("GPT-2 small").d_model
+    ns = [int(r[0]) for r in rows]
+    assert models.model("GPT-2 small").context in ns and costs.crossover_context(d) in ns and len(rows) <= 40
+    for n, attention, projections, ratio in rows:
+        n, attention, projections = int(n), int(attention.replace(",", "")), int(projections.replace(",", ""))
+        assert attention == 2 * n * n * d and projections == 4 * n * d * d  # n^2 d_k per head, times h
+        for h in mod.CONTROL.values:
+            assert costs.multiply_adds(n, d, h)[:] == (projections, attention // 2, attention // 2)
+        assert float(ratio) == pytest.approx(projections / attention, abs=0.005)
+
+
+def test_the_matrix_tables_hold_the_examples_matrices():
+    p = toy.params()
+    _, rows = registry.get("four-matrices").data("en")
+    for name, w in zip(("W_Q", "W_K", "W_V", "W_O"), (p.w_q, p.w_k, p.w_v, p.w_o)):
+        table = np.array([[float(c) for c in r[2:]] for r in rows if r[0] == name])
+        assert table.shape == w.shape and np.allclose(table, w, atol=0.005), name
+    _, rows = registry.get("projection-columns").data("en")
+    for h in registry.get("projection-columns").CONTROL.values:
+        mine = [r for r in rows if r[0] == str(h)]
+        assert len(mine) == h and all(r[3] == f"{toy.D_MODEL} × {toy.D_MODEL // h}" for r in mine)
+        blocks = np.split(p.w_q, h, axis=1)
+        assert [float(r[4]) for r in mine] == pytest.approx([abs(b).max() for b in blocks], abs=0.005)
+
+
+def test_the_concatenation_tables_hold_the_traces_concat():
+    concat = toy.trace().concat
+    _, rows = registry.get("head-outputs").data("en")
+    assert np.allclose([[float(c) for c in r[1:]] for r in rows], concat, atol=0.005)
+    _, rows = registry.get("concat-slots").data("en")
+    it = concat[toy.token_index("it")]
+    for placed, *cells in rows:
+        filled = int(placed) * toy.D_K
+        assert [float(c) for c in cells[:filled]] == pytest.approx(it[:filled], abs=0.005)
+        assert cells[filled:] == ["empty"] * (toy.D_MODEL - filled)
+
+
+def test_the_pruning_table_holds_the_published_numbers():
+    _, rows = registry.get("pruning-evidence").data("en")
+    assert [[int(r[1]), int(r[2]), float(r[3])] for r in rows] == [
+        [r["heads_kept"], models.VOITA_ENCODER_HEADS, r["bleu_drop"]]
+        for r in (models.VOITA_PRUNED, models.VOITA_PRUNED_SUBTITLES)]
+
+
 @pytest.mark.parametrize("fig_id", WITH_DATA)
 def test_a_data_table_has_one_shape_in_both_languages(fig_id):
     (zh_head, zh_rows), (en_head, en_rows) = (registry.get(fig_id).data(lang) for lang in ("zh", "en"))
@@ -50,4 +112,4 @@ def test_each_table_sits_folded_under_its_figure_on_its_page(site):
                 lang = "en" if page.relative_to(site).parts[0] == "en" else "zh"
                 found[figure["id"].removeprefix("fig-"), lang] = len(table.select("tbody tr"))
     expected = {(i, lang): len(registry.get(i).data(lang)[1]) for i in WITH_DATA for lang in ("zh", "en")}
-    assert len(WITH_DATA) >= 9 and found == expected
+    assert len(WITH_DATA) >= 22 and found == expected
