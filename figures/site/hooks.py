@@ -194,6 +194,11 @@ def on_post_page(output, page, config):
 
 @event_priority(-110)  # after the search plugin wrote the index, and Material's offline plugin its script
 def on_post_build(config):
+    material = importlib.import_module("figures.site.material")
+    try:
+        material.without_switching_rule(Path(config.site_dir))
+    except material.MaterialChanged as e:
+        raise PluginError(f"figures/site/material.py: {e}") from None
     i18n = config.plugins["i18n"]
     importlib.import_module("figures.site.language").split_search_index(
         Path(config.site_dir), [lang.locale for lang in i18n.config.languages], i18n.default_language,
