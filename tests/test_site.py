@@ -397,3 +397,13 @@ def test_under_a_sub_path_every_internal_link_reaches_a_file_of_the_site(sub_pat
             assert file.is_file() or (file / "index.html").is_file(), f"{rel}: {link!r} reaches nothing ({target})"
             checked += 1
     assert checked > 1000
+
+
+def test_no_script_holds_up_the_first_paint(site):
+    """Material's script and ours are deferred (overrides/main.html): parsed pages paint first."""
+    blocking = []
+    for page in [*site.rglob("index.html"), site / "404.html"]:
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", page.read_text(encoding="utf-8")):
+            if not re.search(r"\s(defer|async)\b", tag):
+                blocking.append(f"{page.relative_to(site)}: {tag}")
+    assert blocking == []

@@ -43,6 +43,8 @@
   document.addEventListener('toggle', (e) => {
     if (e.target.open) e.target.querySelectorAll('.md-typeset__scrollwrap').forEach(focusableIfScrolls);
   }, true);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', name);
-  else name();
+  // After Material: its script, deferred before this one, wraps wide tables on DOMContentLoaded,
+  // which fires after every deferred script has run (so readyState 'interactive' is too early).
+  if (document.readyState === 'complete') name();
+  else document.addEventListener('DOMContentLoaded', name);
 })();
