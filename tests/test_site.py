@@ -204,6 +204,13 @@ def test_formulas_render_as_mathml_without_a_script(site):
     text = str(soup)
     assert "arithmatex" not in text and "\\(" not in text
     assert not re.search(r"mathjax|katex", " ".join(s.get("src", "") for s in soup.select("script")), re.I)
+    raw = []  # TeX left as typed, anywhere but code: a heading's formula in the table of contents, say
+    for page in site.rglob("index.html"):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for code in soup.select("pre, code, script"):
+            code.decompose()
+        raw += [f"{page.relative_to(site)}: {line.strip()}" for line in soup.get_text("\n").splitlines() if "\\(" in line]
+    assert raw == []
 
 
 def _index_words(site, lang: str) -> tuple[dict, set[str]]:

@@ -160,6 +160,7 @@ def on_page_content(html, page, config, files):
     mathml = importlib.import_module("figures.site.mathml")
     try:
         html = mathml.to_mathml(html, page.file.src_uri)
+        mathml.plain_toc(page.toc)
     except ValueError as e:
         raise PluginError(str(e)) from e
     title = PERMALINK_TITLE.get(_lang(config))

@@ -29,3 +29,19 @@ def to_mathml(page_html: str, where: str = "") -> str:
         return f'<div class="mha-math">{mathml}</div>' if block else mathml
 
     return MATH.sub(one, page_html)
+
+
+INLINE_TEX = re.compile(r"\\\((.*?)\\\)")
+
+
+def toc_title(title: str) -> str:
+    """A heading's title as the table of contents prints it (plain text: no MathML there): each
+    inline formula without its delimiters, `\\(h\\)` as `h`."""
+    return INLINE_TEX.sub(lambda m: html.unescape(m[1]).strip(), title)
+
+
+def plain_toc(toc) -> None:
+    """Every title in a page's table of contents (mkdocs' TableOfContents) through toc_title."""
+    for item in toc:
+        item.title = toc_title(item.title)
+        plain_toc(item.children)
