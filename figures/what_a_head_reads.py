@@ -153,7 +153,7 @@ def data(lang: str):
         for path, grid in paths:
             for i, head in enumerate(toy.HEADS):
                 cells = (("0" if c == 0 else "≠ 0" for c in own_slice[i]) if picture == "wrong"
-                         else (_cell_text(c) if c >= 0.01 else f"{c:.1e}" for c in grid[i]))
+                         else (f"{c:.2f}" if c >= 0.01 else f"{c:.1e}" for c in grid[i]))
                 rows.append([CONTROL.value_label(picture, lang), path, pick(lang, *HEAD_NAMES[head]), *cells])
     return [pick(lang, "画法", "picture"), pick(lang, "路径", "path"), pick(lang, "头", "head"),
             *(f"x{d}" for d in range(toy.D_MODEL))], rows

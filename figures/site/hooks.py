@@ -160,9 +160,9 @@ def on_page_content(html, page, config, files):
     mathml = importlib.import_module("figures.site.mathml")
     try:
         html = mathml.to_mathml(html, page.file.src_uri)
-        mathml.plain_toc(page.toc)
     except ValueError as e:
         raise PluginError(str(e)) from e
+    mathml.plain_toc(page.toc)
     title = PERMALINK_TITLE.get(_lang(config))
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
 
