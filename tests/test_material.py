@@ -1,11 +1,21 @@
-"""Material as the site ships it (figures/site/material.py): its palette stylesheet without the rule
-that made every page load recompute every element's style twice."""
+"""Material as the site ships it (figures/site/material.py): three changes that keep a page load from
+restyling every element of the page, each checked in the built site, on its own, and in a browser."""
+
+import json
 
 import pytest
 
 from figures.site import material
 
 RULE = "[data-md-color-switching] *,[data-md-color-switching] :after{transition-duration:0s!important}"
+META = 'function li(e){let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);o.content="light"}'
+
+
+def _asset(root, folder, name, text):
+    path = root / "assets" / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def test_the_built_site_ships_materials_palette_without_the_switching_rule(site):
@@ -16,20 +26,109 @@ def test_the_built_site_ships_materials_palette_without_the_switching_rule(site)
     assert "[data-md-color-scheme=slate]" in css  # the rest of the palette is still there
 
 
+def test_the_built_site_styles_tables_without_testing_the_class_attribute(site):
+    (main,) = (site / "assets" / "stylesheets").glob("main.*.min.css")
+    css = main.read_text(encoding="utf-8")
+    assert "[class])" not in css.replace("span[class]", "")
+    assert ".md-typeset table{" in css and ".md-typeset table th{" in css
+
+
+def test_the_built_bundle_never_puts_a_color_scheme_meta_in_the_head(site):
+    (bundle,) = (site / "assets" / "javascripts").glob("bundle.*.min.js")
+    js = bundle.read_text(encoding="utf-8")
+    assert not material.SCHEME_META.search(js)
+    assert js.count('=document.createElement("meta");') == 1
+
+
 def test_the_rule_is_taken_out_once_and_the_rest_is_kept(tmp_path):
-    sheet = tmp_path / "assets" / "stylesheets" / "palette.0123abcd.min.css"
-    sheet.parent.mkdir(parents=True)
-    sheet.write_text(f"a{{color:red}}{RULE}b{{color:blue}}", encoding="utf-8")
+    sheet = _asset(tmp_path, "stylesheets", "palette.0123abcd.min.css", f"a{{color:red}}{RULE}b{{color:blue}}")
     assert material.without_switching_rule(tmp_path) == 1
     assert sheet.read_text(encoding="utf-8") == "a{color:red}b{color:blue}"
     assert material.without_switching_rule(tmp_path) == 0  # both languages' builds call it
 
 
+def test_tables_are_selected_as_tables_once(tmp_path):
+    sheet = _asset(tmp_path, "stylesheets", "main.0123abcd.min.css",
+                   ".md-typeset table:not([class]){x:y}.md-typeset table:not([class]) th{x:z}a[class]{q:r}")
+    (tmp_path / "index.html").write_text("<table><tr><td>1</td></tr></table>", encoding="utf-8")
+    assert material.plain_tables(tmp_path) == 2
+    assert sheet.read_text(encoding="utf-8") == ".md-typeset table{x:y}.md-typeset table th{x:z}a[class]{q:r}"
+    assert material.plain_tables(tmp_path) == 0
+
+
+def test_a_page_with_a_classed_table_stops_the_change(tmp_path):
+    _asset(tmp_path, "stylesheets", "main.0123abcd.min.css", ".md-typeset table:not([class]){x:y}")
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "index.html").write_text('<p>x</p><table class="highlighttable">', encoding="utf-8")
+    with pytest.raises(material.MaterialChanged, match=r"en/index\.html has a table with a class"):
+        material.plain_tables(tmp_path)
+
+
+def test_the_color_scheme_meta_is_made_but_never_added_once(tmp_path):
+    bundle = _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", META)
+    assert material.without_color_scheme_meta(tmp_path) == 1
+    assert bundle.read_text(encoding="utf-8") == 'function li(e){let o=document.createElement("meta");o.content="light"}'
+    assert material.without_color_scheme_meta(tmp_path) == 0
+
+
 def test_a_material_that_changed_is_named_not_silently_shipped(tmp_path):
     with pytest.raises(material.MaterialChanged, match="no Material palette stylesheet"):
         material.without_switching_rule(tmp_path)
-    sheet = tmp_path / "assets" / "stylesheets" / "palette.0123abcd.min.css"
-    sheet.parent.mkdir(parents=True)
-    sheet.write_text("@media screen{body[data-md-color-switching]{x:y}", encoding="utf-8")  # unbalanced
+    with pytest.raises(material.MaterialChanged, match="no Material main"):
+        material.plain_tables(tmp_path)
+    with pytest.raises(material.MaterialChanged, match="no Material bundle"):
+        material.without_color_scheme_meta(tmp_path)
+    _asset(tmp_path, "stylesheets", "palette.0123abcd.min.css", "@media screen{body[data-md-color-switching]{x:y}")
     with pytest.raises(material.MaterialChanged, match="palette.0123abcd.min.css"):
         material.without_switching_rule(tmp_path)
+    _asset(tmp_path, "stylesheets", "main.0123abcd.min.css", ".md-typeset table.plain{x:y}")
+    with pytest.raises(material.MaterialChanged, match="main.0123abcd.min.css: no table:not"):
+        material.plain_tables(tmp_path)
+    _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", 'let m=x("meta",{name:"color-scheme"});head.append(m)')
+    with pytest.raises(material.MaterialChanged, match="bundle.0123abcd.min.js: Material adds its color-scheme"):
+        material.without_color_scheme_meta(tmp_path)
+
+
+# A trace of the page load: the style recalculations a script forced, with how many elements each
+# touched. Before the three changes, Material's start forced three that restyled the whole page.
+# Each change of <body>'s scheme, with the document's readyState then ("loading": while parsed).
+SCHEME_CHANGES = """
+window.mhaSchemeChanges = [];
+new MutationObserver((records) => records.forEach((r) => {
+  const now = r.target.getAttribute("data-md-color-scheme");
+  if (r.target === document.body && r.oldValue !== now) window.mhaSchemeChanges.push([now, document.readyState]);
+})).observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-md-color-scheme"]});
+"""
+TRACE = ["devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.stack"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_materials_start_restyles_no_whole_page_and_the_page_follows_the_scheme(browser, served, scheme):
+    page = browser.new_page(viewport={"width": 412, "height": 823}, color_scheme=scheme)
+    page.add_init_script(SCHEME_CHANGES)
+    browser.start_tracing(page=page, categories=TRACE)
+    page.goto(served + "what-it-costs/", wait_until="load")
+    page.wait_for_timeout(1500)
+    events = json.loads(browser.stop_tracing())["traceEvents"]
+    elements = page.evaluate("document.getElementsByTagName('*').length")
+    forced = [e["args"]["elementCount"] for e in events
+              if e.get("name") == "UpdateLayoutTree" and e.get("ph") == "X"
+              and e.get("args", {}).get("beginData", {}).get("stackTrace") and "elementCount" in e["args"]]
+    assert forced, "the trace shows no style recalculation forced by a script: it measures nothing"
+    assert max(forced) < elements / 2, f"a script restyled {max(forced)} of {elements} elements: {forced}"
+
+    # the reader's scheme was set while the page was parsed, before Material's script: it never
+    # draws the page in one scheme and then restyles all of it in the other
+    changes = page.evaluate("window.mhaSchemeChanges")
+    assert all(state == "loading" for _, state in changes), changes
+    assert page.evaluate("document.body.dataset.mdColorScheme") == {"light": "default", "dark": "slate"}[scheme]
+
+    html = page.evaluate("document.documentElement.className").split()
+    assert "js" in html and "no-js" not in html
+    assert page.locator("meta[name=color-scheme]").count() == 0
+    want = {"light": "light", "dark": "dark"}
+    assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") == want[scheme]
+    page.locator("label.md-header__button[for^='__palette']:visible").first.click()  # Material's toggle
+    other = {"light": "dark", "dark": "light"}[scheme]
+    page.wait_for_function(f"getComputedStyle(document.documentElement).colorScheme === '{other}'", timeout=5000)
+    page.close()

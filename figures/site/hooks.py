@@ -197,7 +197,7 @@ def on_post_page(output, page, config):
 def on_post_build(config):
     material = importlib.import_module("figures.site.material")
     try:
-        material.without_switching_rule(Path(config.site_dir))
+        material.ship(Path(config.site_dir))
     except material.MaterialChanged as e:
         raise PluginError(f"figures/site/material.py: {e}") from None
     i18n = config.plugins["i18n"]

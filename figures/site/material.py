@@ -1,17 +1,32 @@
-"""Material for MkDocs, as this site ships it: one rule of its palette stylesheet left out.
+"""Material for MkDocs, as this site ships it: three changes that keep a page load from restyling
+every element of the page.
 
-Material's palette component, as it starts on every page, marks <body> with
-`data-md-color-switching`, reads the header's computed colour, and removes the mark a frame later.
-Its stylesheet has the rule `[data-md-color-switching] *, … :after, … :before { transition-duration:
-0s !important }`, so each of the two changes makes the browser recompute the style of every element
-of the page. On a long page (what-it-costs, 1,300 elements) that is Lighthouse's largest blocking
-task: with the rule, total blocking time 334 ms and performance 89 on a simulated phone; without it
-145 ms and 95 (median of five runs each, `python -m bench.lighthouse`; measured 2026-11-30).
+A Chromium trace of a long page (what-it-costs, 1,300 elements, invalidation tracking on) showed
+the browser recomputing the style of every element five times as Material started, each time for
+one of these reasons; each change below takes one reason away:
 
-The rule only keeps colours from fading while the reader toggles the scheme. Without it, a toggle
-fades the header and links over Material's own 0.25 s transitions: a cosmetic difference, paid for
-on the toggle, not on every page load. The build writes the stylesheet without the rule
-(`without_switching_rule`, called from the hooks after Material copied its assets).
+1. **The palette's switching rule.** Material's palette component marks <body> with
+   `data-md-color-switching` as every page starts and unmarks it a frame later; its stylesheet's rule
+   `[data-md-color-switching] *, … :after, … :before { transition-duration: 0s !important }` makes
+   each of the two changes restyle everything. It only keeps colours from fading while the reader
+   toggles the scheme; without it a toggle fades over Material's own 0.25 s transitions
+   (`without_switching_rule`).
+2. **`table:not([class])`.** Material styles a page's Markdown tables with 16 selectors of the form
+   `.md-typeset table:not([class]) …`. A selector that tests for the class attribute itself makes
+   any class change on an element (Material's `no-js` → `js` on <html>, our slider marking its frame)
+   restyle all its descendants. This site's pages have no table with a class (`plain_tables` checks
+   every built page and stops the build if one appears), so `table` selects the same tables.
+   Material's `no-js` → `js` swap is also made before <body> is parsed (overrides/main.html), when
+   there is nothing to restyle, so Material's own swap changes nothing.
+3. **The color-scheme meta.** Material's palette adds `<meta name="color-scheme">` to the head and
+   then sets it to the scheme's `color-scheme`; Chromium restyles the whole page on each of the two
+   (a "platform colour change", even when the value is the one it had). The bundle is shipped with
+   that meta detached (`without_color_scheme_meta`); the same value reaches the page through
+   `:root { color-scheme }` in assets/mha-figures.css, which follows <body>'s scheme.
+
+Measured on what-it-costs (a simulated phone, median of five Lighthouse runs): see the README's
+section on page speed. Each change checks that Material still has the text it changes and raises
+MaterialChanged (the build fails, naming it) when a Material release changed it.
 """
 
 from __future__ import annotations
@@ -21,10 +36,29 @@ from pathlib import Path
 
 MARK = "[data-md-color-switching]"
 RULE = re.compile(r"(?:^|(?<=[{}]))([^{}]*)\{([^{}]*)\}")  # a selector list and its declarations
+CLASSLESS = "table:not([class])"
+CLASSED_TABLE = re.compile(r"<table\b[^>]*\sclass=", re.I)
+# the palette component's `let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);`
+SCHEME_META = re.compile(r'let (\w+)=\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(\1\);')
+DETACHED = 'let {}=document.createElement("meta");'
 
 
 class MaterialChanged(RuntimeError):
-    """Material's palette stylesheet is not where, or not what, this module expects."""
+    """Material's assets are not where, or not what, this module expects."""
+
+
+def ship(site_dir: Path) -> None:
+    """All three changes to a built site (each is idempotent: every language's build calls this)."""
+    without_switching_rule(site_dir)
+    plain_tables(site_dir)
+    without_color_scheme_meta(site_dir)
+
+
+def _assets(site_dir: Path, folder: str, pattern: str) -> list[Path]:
+    found = sorted((site_dir / "assets" / folder).glob(pattern))
+    if not found:
+        raise MaterialChanged(f"no Material {pattern} under {site_dir}/assets/{folder}")
+    return found
 
 
 def palette_stylesheets(site_dir: Path) -> list[Path]:
@@ -61,3 +95,43 @@ def _is_switching_rule(sheet: Path, rule: re.Match) -> bool:
         return True
     raise MaterialChanged(f"{sheet.name}: a data-md-color-switching rule this module does not recognise: "
                           f"{rule.group(0)[:120]}")
+
+
+def plain_tables(site_dir: Path) -> int:
+    """`table:not([class])` → `table` in Material's main stylesheet; the number of selectors changed
+    (0 when a build already changed them). Raises MaterialChanged when a built page has a table
+    with a class (the change would style it as a Markdown table) or the stylesheet has none of
+    these selectors and was not changed before."""
+    for page in sorted(site_dir.rglob("*.html")):
+        m = CLASSED_TABLE.search(page.read_text(encoding="utf-8"))
+        if m:
+            raise MaterialChanged(f"{page.relative_to(site_dir)} has a table with a class ({m.group(0)}…): "
+                                  f"Material styles only tables without one, and {CLASSLESS} was shipped as table")
+    changed = 0
+    for sheet in _assets(site_dir, "stylesheets", "main.*.min.css"):
+        css = sheet.read_text(encoding="utf-8")
+        n = css.count(CLASSLESS)
+        if n:
+            sheet.write_text(css.replace(CLASSLESS, "table"), encoding="utf-8")
+            changed += n
+        elif ".md-typeset table{" not in css:
+            raise MaterialChanged(f"{sheet.name}: no {CLASSLESS} selectors (a Material release changed how it "
+                                  "styles tables: look again)")
+    return changed
+
+
+def without_color_scheme_meta(site_dir: Path) -> int:
+    """Material's bundle with its color-scheme meta made but not put in the head; the number of
+    bundles changed (0 when a build already changed them). Raises MaterialChanged when a bundle
+    has neither the original text nor the change."""
+    changed = 0
+    for bundle in _assets(site_dir, "javascripts", "bundle.*.min.js"):
+        js = bundle.read_text(encoding="utf-8")
+        found = SCHEME_META.findall(js)
+        if len(found) == 1:
+            bundle.write_text(SCHEME_META.sub(lambda m: DETACHED.format(m.group(1)), js), encoding="utf-8")
+            changed += 1
+        elif found or '("meta",{name:"color-scheme"})' in js:
+            raise MaterialChanged(f"{bundle.name}: Material adds its color-scheme meta in a way this module "
+                                  "does not recognise (a Material release changed it: look again)")
+    return changed
