@@ -42,6 +42,8 @@ ORDER = (
     "flops-vs-context",
     "dk-expressiveness",
     # section 7: the code
+    "reshape-pitfall",
+    "causal-mask",
     "published-models",
     # reference page (note 003)
     "flow-diagram",

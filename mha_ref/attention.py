@@ -76,16 +76,20 @@ def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True, dtype
     return MHAParams(*w, *b)
 
 
+# --8<-- [start:split]
 def split_heads(x: np.ndarray, h: int) -> np.ndarray:
     """[..., n, d_model] -> [..., h, n, d_k]: a reshape of the columns, nothing is copied out."""
-    *lead, n, d_model = x.shape
-    return np.moveaxis(x.reshape(*lead, n, h, d_model // h), -2, -3)
+    *lead, n, d_model = x.shape  # x: [..., n, d_model], one row per token
+    x = x.reshape(*lead, n, h, d_model // h)  # [..., n, h, d_k]: each row cut into h pieces of d_k
+    return np.swapaxes(x, -3, -2)  # [..., h, n, d_k]: the heads in front, each with all n tokens
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
     """[..., h, n, d_k] -> [..., n, h * d_k]: the heads' outputs side by side (concatenation)."""
-    *lead, h, n, d_k = x.shape
-    return np.moveaxis(x, -3, -2).reshape(*lead, n, h * d_k)
+    *lead, h, n, d_k = x.shape  # x: [..., h, n, d_k], one block per head
+    x = np.swapaxes(x, -3, -2)  # [..., n, h, d_k]: the tokens in front again
+    return x.reshape(*lead, n, h * d_k)  # [..., n, d_model]: each token's h pieces end to end
+# --8<-- [end:split]
 
 
 def _project(x, w, b):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import costs, expressiveness, models, roles, scale, toy
+from . import causal, costs, expressiveness, models, reshape, roles, scale, toy
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -148,6 +148,20 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
+    # splitting heads without the transpose (helper reshape, issue 11)
+    "reshape.tokens_per_head": lambda: max(len(np.unique(t)) for t in reshape.provenance(
+        reshape.split_heads_without_transpose)[0]),
+    "reshape.largest_change": reshape.largest_weight_change,
+    # the running example under a causal mask (helper reshape, issue 11)
+    "causal.syntax_it_ran": lambda: causal.weight("syntax", "it", "ran"),
+    "causal.syntax_it_top": lambda: float(causal.trace().weights[toy.head_index("syntax"), toy.token_index("it")].max()),
+    "causal.syntax_it_the": lambda: causal.weight("syntax", "it", "the"),
+    "causal.syntax_it_and": lambda: causal.weight("syntax", "it", "and"),
+    "causal.syntax_it_it": lambda: causal.weight("syntax", "it", "it"),
+    "causal.syntax_cat_the": lambda: causal.weight("syntax", "cat", "the"),
+    "causal.syntax_and_and": lambda: causal.weight("syntax", "and", "and"),
+    "causal.position_change": lambda: causal.largest_change("position"),
+    "gpt2.causal_allowed": lambda: causal.allowed_weights(_GPT2.context),
 }
 
 

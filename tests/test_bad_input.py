@@ -472,3 +472,40 @@ def test_a_figure_inside_code_is_not_numbered(tmp_path):
         (tmp_path / f"a.{lang}.md").write_text("# a {#a}\n\n```\n{{ figure peak-dip }}\n```\n\n"
                                                "{{ figure width-slices }}\n", encoding="utf-8")
     assert list(numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])) == ["width-slices"]
+
+
+# --- the split without the transpose, the causal mask (the-code's teaching figures) --------------
+
+def test_the_wrong_split_refuses_what_the_right_one_could_not_take():
+    from mha_ref.reshape import split_heads_without_transpose
+    with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
+        split_heads_without_transpose(np.zeros((4, 8)), 3)
+    with pytest.raises(ValueError, match=r"x must have at least two axes"):
+        split_heads_without_transpose(np.zeros(8), 2)
+    with pytest.raises(TypeError, match=r"x must be a real numeric array"):
+        split_heads_without_transpose(np.array([["a", "b"]]), 1)
+    with pytest.raises(TypeError, match=r"h must be an integer"):
+        split_heads_without_transpose(np.zeros((4, 8)), 2.0)
+    with pytest.raises(ValueError, match=r"x contains non-finite values"):
+        split_heads_without_transpose(np.full((4, 8), np.nan), 2)
+
+
+def test_provenance_and_weights_refuse_bad_arguments():
+    from mha_ref import reshape
+    with pytest.raises(ValueError, match=r"the number of tokens n must be a whole number >= 1"):
+        reshape.provenance(reshape.split_heads_without_transpose, n=0)
+    with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
+        reshape.provenance(reshape.split_heads_without_transpose, h=3)
+    with pytest.raises(ValueError, match=r"split must be split_heads or split_heads_without_transpose"):
+        reshape.weights(np.transpose)
+
+
+@pytest.mark.parametrize("n, error, message", [(0, ValueError, "must be a whole number >= 1"),
+                                                (2.5, TypeError, "must be a whole number >= 1"),
+                                                (True, TypeError, "must be a whole number >= 1")])
+def test_causal_mask_refuses_a_count_that_is_not_one(n, error, message):
+    from mha_ref import causal
+    with pytest.raises(error, match=rf"the number of tokens n {message}"):
+        causal.causal_mask(n)
+    with pytest.raises(error, match=rf"the number of tokens n {message}"):
+        causal.allowed_weights(n)
