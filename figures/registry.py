@@ -40,6 +40,8 @@ ORDER = (
     # section 6: what it costs
     "params-vs-h",
     "flops-vs-context",
+    "attention-memory",
+    "kv-heads",
     "dk-expressiveness",
     # section 7: the code
     "reshape-pitfall",

@@ -2,7 +2,9 @@
 
 Row-vector convention throughout, as in the source documents: a token is a row, and a
 projection is ``x @ w + b``. Vocabulary (used on the pages too): ``n`` tokens, width
-``d_model``, ``h`` heads, ``d_k = d_model / h`` per head (and ``d_v = d_k``).
+``d_model``, ``h`` heads, ``d_k = d_model / h`` per head (and ``d_v = d_k``). Grouped-query
+attention: ``kv_heads`` key/value heads (a divisor of h; None means h), each shared by
+``h / kv_heads`` query heads in a row; ``kv_heads = 1`` is multi-query attention.
 """
 
 from __future__ import annotations
@@ -48,24 +50,30 @@ def attention(q, k, v, mask=None, scale=None):
 
 
 class MHAParams(NamedTuple):
-    """The four d_model x d_model matrices of one block, and their biases (or None)."""
+    """The four matrices of one block, and their biases (or None). All four are d_model x d_model,
+    except that with kv_heads key/value heads (grouped-query attention) W_K and W_V only have
+    kv_heads * d_k columns."""
 
-    w_q: np.ndarray
-    w_k: np.ndarray
-    w_v: np.ndarray
-    w_o: np.ndarray
-    b_q: np.ndarray | None = None
-    b_k: np.ndarray | None = None
-    b_v: np.ndarray | None = None
-    b_o: np.ndarray | None = None
+    w_q: np.ndarray  # [d_model, d_model]
+    w_k: np.ndarray  # [d_model, kv_heads * d_k]
+    w_v: np.ndarray  # [d_model, kv_heads * d_k]
+    w_o: np.ndarray  # [d_model, d_model]
+    b_q: np.ndarray | None = None  # [d_model]
+    b_k: np.ndarray | None = None  # [kv_heads * d_k]
+    b_v: np.ndarray | None = None  # [kv_heads * d_k]
+    b_o: np.ndarray | None = None  # [d_model]
 
 
-def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True, dtype=np.float64) -> MHAParams:
-    """Random parameters for one block; the shapes do not depend on h (it is only checked).
+def init_params(d_model: int, h: int, *, kv_heads: int | None = None, seed: int = 0, bias: bool = True,
+                dtype=np.float64) -> MHAParams:
+    """Random parameters for one block. Without kv_heads the shapes do not depend on h (it is only
+    checked); with kv_heads < h, W_K and W_V (and their biases) keep the column blocks of the first
+    kv_heads heads, and the numbers drawn are the same.
 
     dtype=np.float32 (or "float32") halves the memory, for running the block at published model widths.
     """
     checks.heads(d_model, h)
+    kv_width = checks.kv_heads(h, kv_heads) * (d_model // h)
     dtype = checks.float_dtype(dtype)
     # the generator draws float32 and float64 directly; other floats are drawn as float64 and cast
     drawn = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
@@ -73,7 +81,10 @@ def init_params(d_model: int, h: int, *, seed: int = 0, bias: bool = True, dtype
     w = rng.standard_normal((4, d_model, d_model), dtype=drawn).astype(dtype, copy=False)
     w *= dtype.type(1.0 / np.sqrt(d_model))
     b = (rng.standard_normal((4, d_model), dtype=drawn) * 0.1).astype(dtype, copy=False) if bias else [None] * 4
-    return MHAParams(*w, *b)
+    p = MHAParams(*w, *b)
+    return p if kv_width == d_model else p._replace(
+        w_k=p.w_k[:, :kv_width], w_v=p.w_v[:, :kv_width],
+        b_k=None if p.b_k is None else p.b_k[:kv_width], b_v=None if p.b_v is None else p.b_v[:kv_width])
 
 
 # --8<-- [start:split]
@@ -96,12 +107,34 @@ def _project(x, w, b):
     return x @ w if b is None else x @ w + b
 
 
+def _repeat_kv(params: MHAParams, h: int, kv_heads: int) -> MHAParams:
+    """Grouped-query parameters written as plain multi-head ones: w_k, w_v
+    [d_model, kv_heads * d_k] -> [d_model, h * d_k], b_k, b_v [kv_heads * d_k] -> [h * d_k].
+
+    Each key/value head's column block is repeated h / kv_heads times in a row, so that query head i
+    meets key/value head i // (h / kv_heads). A real implementation keeps one copy; the copies here
+    let the batched code below stay the same for every kv_heads. The memory saved is counted in
+    costs.py (kv_cache_per_token), not by this function.
+    """
+    group = h // kv_heads
+
+    def repeat(a):  # [..., kv_heads * d_k] -> [..., h * d_k]
+        if a is None:
+            return None
+        *lead, width = a.shape
+        heads = a.reshape(*lead, kv_heads, width // kv_heads)  # [..., kv_heads, d_k]
+        return np.repeat(heads, group, axis=-2).reshape(*lead, h * (width // kv_heads))
+
+    return params._replace(w_k=repeat(params.w_k), w_v=repeat(params.w_v),
+                           b_k=repeat(params.b_k), b_v=repeat(params.b_v))
+
+
 class MHATrace(NamedTuple):
     """Everything one forward pass computes, for the figures. Per-head arrays are [..., h, n, ·]."""
 
     q: np.ndarray  # [..., h, n, d_k]
-    k: np.ndarray  # [..., h, n, d_k]
-    v: np.ndarray  # [..., h, n, d_k]
+    k: np.ndarray  # [..., h, n, d_k]: with kv_heads < h, query head i's copy of its key/value head
+    v: np.ndarray  # [..., h, n, d_k]: likewise
     scores: np.ndarray  # [..., h, n, n], already divided by sqrt(d_k); -inf where masked
     weights: np.ndarray  # [..., h, n, n]
     heads: np.ndarray  # [..., h, n, d_k]: each head's output
@@ -109,11 +142,17 @@ class MHATrace(NamedTuple):
     out: np.ndarray  # [..., n, d_model]: concat @ w_o + b_o
 
 
-def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
-    """Multi-head attention with every intermediate returned. x [n, d_model] or [batch, n, d_model]."""
+def mha_trace(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None = None) -> MHATrace:
+    """Multi-head attention with every intermediate returned. x [n, d_model] or [batch, n, d_model].
+
+    kv_heads (a divisor of h; None means h): grouped-query attention, params as init_params(..., kv_heads=...).
+    """
     x = checks.tokens(x)
     checks.heads(x.shape[-1], h)
-    params = checks.params(params, x.shape[-1])
+    kv = checks.kv_heads(h, kv_heads)
+    params = checks.params(params, x.shape[-1], h=h, kv_heads=kv_heads)
+    if kv != h:  # each key/value head's columns, once for every query head that shares them
+        params = _repeat_kv(params, h, kv)
     d_k = x.shape[-1] // h
     # --8<-- [start:core]
     # The split only reads the projections' output columns in groups.
@@ -135,27 +174,32 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None) -> MHATrace:
     return MHATrace(q, k, v, scores, weights, heads, concat, out)
 
 
-def multi_head_attention(x, params: MHAParams, h: int, *, mask=None):
+def multi_head_attention(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None = None):
     """x [n, d_model] or [batch, n, d_model] -> out (x's shape), weights [..., h, n, n]."""
-    t = mha_trace(x, params, h, mask=mask)
+    t = mha_trace(x, params, h, mask=mask, kv_heads=kv_heads)
     return t.out, t.weights
 
 
-def multi_head_attention_loop(x, params: MHAParams, h: int, *, mask=None):
+def multi_head_attention_loop(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None = None):
     """The same computation as a loop over heads, for reading (and for testing the batched one).
 
-    Head i owns columns i*d_k:(i+1)*d_k of w_q, w_k and w_v: its own d_model x d_k blocks.
+    Head i owns columns i*d_k:(i+1)*d_k of w_q: its own d_model x d_k block. Its keys and values come
+    from key/value head g = i // (h / kv_heads), columns g*d_k:(g+1)*d_k of w_k and w_v; without
+    kv_heads, g = i: every head its own blocks.
     """
     x = checks.tokens(x)
     checks.heads(x.shape[-1], h)
-    params = checks.params(params, x.shape[-1])
+    kv = checks.kv_heads(h, kv_heads)
+    params = checks.params(params, x.shape[-1], h=h, kv_heads=kv_heads)
     d_k = x.shape[-1] // h
     outputs, weights = [], []
     for i in range(h):
         cols = slice(i * d_k, (i + 1) * d_k)
+        g = i // (h // kv)  # the key/value head that query head i shares with its group
+        kv_cols = slice(g * d_k, (g + 1) * d_k)
         q = x @ params.w_q[:, cols] + (0 if params.b_q is None else params.b_q[cols])
-        k = x @ params.w_k[:, cols] + (0 if params.b_k is None else params.b_k[cols])
-        v = x @ params.w_v[:, cols] + (0 if params.b_v is None else params.b_v[cols])
+        k = x @ params.w_k[:, kv_cols] + (0 if params.b_k is None else params.b_k[kv_cols])
+        v = x @ params.w_v[:, kv_cols] + (0 if params.b_v is None else params.b_v[kv_cols])
         out_i, w_i = attention(q, k, v, mask=mask)  # scale 1/sqrt(d_k) by default
         outputs.append(out_i)
         weights.append(w_i)

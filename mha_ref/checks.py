@@ -57,29 +57,63 @@ def tokens(x) -> np.ndarray:
     return x
 
 
-def params(p, d_model: int):
-    """An MHAParams: each matrix d_model x d_model, each bias (d_model,) or None; x's width must match."""
+def kv_heads(h: int, kv_heads) -> int:
+    """Grouped-query attention's key/value head count: None means h (every head its own keys and
+    values); otherwise a whole number >= 1 that divides h, so that each key/value head serves the
+    same number of query heads (1 is multi-query attention). h must have been checked already."""
+    if kv_heads is None:
+        return h
+    if isinstance(kv_heads, bool) or not isinstance(kv_heads, (int, np.integer)):
+        raise TypeError(f"kv_heads must be a whole number >= 1 (or None for h), got {kv_heads!r}")
+    if kv_heads < 1:
+        raise ValueError(f"kv_heads, the number of key/value heads, must be at least 1, got kv_heads={kv_heads}")
+    if h % kv_heads:
+        raise ValueError(f"kv_heads={kv_heads} does not divide the head count h={h}: "
+                         f"each key/value head must serve the same number of query heads")
+    return int(kv_heads)
+
+
+def params(p, d_model: int, *, h: int | None = None, kv_heads: int | None = None):
+    """An MHAParams: w_q and w_o d_model x d_model, each bias (d_model,) or None; x's width must match.
+    w_k, w_v and their biases are kv_heads * d_k wide when kv_heads is given (checked against h)."""
     from .attention import MHAParams  # imported here: attention imports this module
 
     if not isinstance(p, MHAParams):
         raise TypeError(f"params must be an MHAParams (see init_params), got {type(p).__name__}")
+    kv_width = d_model if kv_heads is None else kv_heads * (d_model // h)
     fields = {}
     for name in ("w_q", "w_k", "w_v", "w_o"):
         w = _array(getattr(p, name), f"params.{name}")
-        if w.shape != (d_model, d_model):
-            raise ValueError(
-                f"params.{name} has shape {w.shape}, expected ({d_model}, {d_model}) "
-                f"for x of width d_model={d_model}"
-            )
+        width = kv_width if name in ("w_k", "w_v") else d_model
+        if w.shape != (d_model, width):
+            raise ValueError(f"params.{name} has shape {w.shape}, expected ({d_model}, {width}) "
+                             + _for_widths(name, d_model, h, kv_heads, w.shape))
         fields[name] = w
     for name in ("b_q", "b_k", "b_v", "b_o"):
         b = getattr(p, name)
         if b is not None:
             b = _array(b, f"params.{name}")
-            if b.shape != (d_model,):
-                raise ValueError(f"params.{name} has shape {b.shape}, expected ({d_model},)")
+            width = kv_width if name in ("b_k", "b_v") else d_model
+            if b.shape != (width,):
+                raise ValueError(f"params.{name} has shape {b.shape}, expected ({width},)"
+                                 + ("" if kv_heads is None or name in ("b_q", "b_o")
+                                    else f" for kv_heads={kv_heads} key/value heads of d_k={d_model // h}"))
         fields[name] = b
     return type(p)(**fields)
+
+
+def _for_widths(name: str, d_model: int, h: int | None, kv_heads: int | None, shape) -> str:
+    """What the expected shape of a matrix follows from, for its error message."""
+    said = f"for x of width d_model={d_model}"
+    if name in ("w_q", "w_o"):
+        return said
+    if kv_heads is not None:
+        return f"{said} with kv_heads={kv_heads} key/value heads of d_k={d_model // h}"
+    d_k = d_model // h if h else 0
+    if len(shape) == 2 and shape[0] == d_model and 0 < shape[1] < d_model and d_k and shape[1] % d_k == 0 \
+            and h % (shape[1] // d_k) == 0:  # it fits grouped-query attention: say how to ask for it
+        return f"{said}; {shape[1] // d_k} key/value heads of d_k={d_k} need kv_heads={shape[1] // d_k}"
+    return said
 
 
 def qkv(q, k, v):

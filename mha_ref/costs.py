@@ -1,14 +1,21 @@
-"""What one multi-head attention block costs: parameters and multiply-adds, for any h.
+"""What one multi-head attention block costs: parameters, multiply-adds and memory, for any h.
 
 Counts follow the row-vector layout of attention.py. A multiply-add is one product added into a
-sum; an (a x b) @ (b x c) product costs a * b * c of them.
+sum; an (a x b) @ (b x c) product costs a * b * c of them. Memory is counted in numbers; bytes_of
+turns a count into bytes at STORE_DTYPE, the number format the pages state.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from . import checks
+
+# Memory on the pages is counted at 16-bit floats: 2 bytes a number. (numpy's float16 stands for
+# any 16-bit format: bfloat16 takes the same 2 bytes.)
+STORE_DTYPE = np.dtype(np.float16)
 
 
 def head_param_count(d_model: int, h: int, *, bias: bool = True) -> int:
@@ -18,9 +25,36 @@ def head_param_count(d_model: int, h: int, *, bias: bool = True) -> int:
     return 3 * (d_model * d_k + (d_k if bias else 0))
 
 
-def param_count(d_model: int, h: int, *, bias: bool = True) -> int:
-    """W_Q, W_K, W_V, W_O (d_model x d_model each) and their biases: h only cuts, it never adds."""
-    return h * head_param_count(d_model, h, bias=bias) + d_model * d_model + (d_model if bias else 0)  # + W_O, b_O
+def param_count(d_model: int, h: int, *, bias: bool = True, kv_heads: int | None = None) -> int:
+    """W_Q, W_K, W_V, W_O (d_model x d_model each) and their biases: h only cuts, it never adds.
+    With kv_heads key/value heads (grouped-query attention) W_K and W_V shrink to d_model x kv_heads d_k."""
+    checks.heads(d_model, h)
+    kv = checks.kv_heads(h, kv_heads)
+    block = head_param_count(d_model, h, bias=bias) // 3  # one head's block of W_Q, W_K or W_V, and its bias
+    # h blocks of W_Q, kv_heads blocks of W_K and of W_V (3 h blocks in all when kv_heads = h), W_O, b_O
+    return (h + 2 * kv) * block + d_model * d_model + (d_model if bias else 0)
+
+
+def kv_param_count(d_model: int, h: int, kv_heads: int | None = None, *, bias: bool = True) -> int:
+    """W_K and W_V (d_model x kv_heads d_k each) and their biases: the part that sharing keys and
+    values between query heads shrinks. kv_heads=None (= h): 2 d_model^2 (+ 2 d_model), whatever h is."""
+    checks.heads(d_model, h)
+    width = checks.kv_heads(h, kv_heads) * (d_model // h)  # kv_heads * d_k columns
+    return 2 * (d_model * width + (width if bias else 0))
+
+
+def kv_cache_per_token(d_model: int, h: int, kv_heads: int | None = None, *, layers: int = 1) -> int:
+    """Numbers kept for every token of the context when a model generates one token at a time: each
+    layer keeps the token's key and value for each key/value head, 2 kv_heads d_k numbers. With
+    kv_heads=None (= h) that is 2 d_model a layer, whatever h is."""
+    checks.heads(d_model, h)
+    kv = checks.kv_heads(h, kv_heads)
+    return checks.count(layers, "layers") * 2 * kv * (d_model // h)
+
+
+def bytes_of(count: int, dtype=STORE_DTYPE) -> int:
+    """count numbers stored as dtype (by default the pages' 16-bit floats): count * itemsize bytes."""
+    return checks.count(count, "count") * checks.float_dtype(dtype).itemsize
 
 
 class MultiplyAdds(NamedTuple):

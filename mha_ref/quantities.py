@@ -44,6 +44,26 @@ def _gpt2_costs() -> costs.MultiplyAdds:
     return costs.multiply_adds(_GPT2.context, _GPT2.d_model, _GPT2.heads)
 
 
+_LLAMA3 = models.model("Llama 3 8B")
+_KIB, _MIB, _GIB = 2 ** 10, 2 ** 20, 2 ** 30
+
+
+def _in_units(n_bytes: int, unit: int) -> int | float:
+    """Bytes in KiB, MiB or GiB: a whole number when it divides exactly (printed without decimals)."""
+    return n_bytes // unit if n_bytes % unit == 0 else n_bytes / unit
+
+
+def _llama3_kv_weights(kv_heads: int) -> int:
+    """The weights of W_K and W_V in one layer of Llama 3 8B's width, with kv_heads key/value heads."""
+    return costs.kv_param_count(_LLAMA3.d_model, _LLAMA3.heads, kv_heads, bias=False)
+
+
+def _llama3_cache_bytes(kv_heads: int) -> int:
+    """What every token of the context adds to the key/value cache, over all of Llama 3 8B's layers."""
+    return costs.bytes_of(costs.kv_cache_per_token(_LLAMA3.d_model, _LLAMA3.heads, kv_heads,
+                                                   layers=_LLAMA3.layer_count))
+
+
 QUANTITIES: dict[str, Callable[[], float | int]] = {
     "toy.n": lambda: toy.N,
     "toy.d_model": lambda: toy.D_MODEL,
@@ -162,6 +182,36 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "causal.syntax_and_and": lambda: causal.weight("syntax", "and", "and"),
     "causal.position_change": lambda: causal.largest_change("position"),
     "gpt2.causal_allowed": lambda: causal.allowed_weights(_GPT2.context),
+    # attention-memory and kv-heads: bytes at the pages' 16-bit floats (helper "memory", issue 11)
+    "store.bits": lambda: 8 * costs.STORE_DTYPE.itemsize,
+    "store.bytes": lambda: costs.STORE_DTYPE.itemsize,
+    "gpt2.layers": lambda: _GPT2.layer_count,
+    "gpt2.weights_all_heads_mib": lambda: _in_units(
+        costs.bytes_of(costs.attention_weights(_GPT2.context, _GPT2.heads)), _MIB),
+    "gpt2.weights_all_layers_mib": lambda: _in_units(
+        _GPT2.layer_count * costs.bytes_of(costs.attention_weights(_GPT2.context, _GPT2.heads)), _MIB),
+    "llama3.d_model": lambda: _LLAMA3.d_model,
+    "llama3.layers": lambda: _LLAMA3.layer_count,
+    "llama3.heads": lambda: _LLAMA3.heads,
+    "llama3.kv_heads": lambda: _LLAMA3.kv_heads,
+    "llama3.d_k": lambda: _LLAMA3.d_head,
+    "llama3.context": lambda: _LLAMA3.context,
+    "llama3.group": lambda: _LLAMA3.heads // _LLAMA3.kv_heads,  # query heads per key/value head
+    "llama3.kv_weights_mha": lambda: _llama3_kv_weights(_LLAMA3.heads),
+    "llama3.kv_weights_gqa": lambda: _llama3_kv_weights(_LLAMA3.kv_heads),
+    "llama3.kv_weights_mqa": lambda: _llama3_kv_weights(1),
+    "llama3.cache_kib_mha": lambda: _in_units(_llama3_cache_bytes(_LLAMA3.heads), _KIB),
+    "llama3.cache_kib_gqa": lambda: _in_units(_llama3_cache_bytes(_LLAMA3.kv_heads), _KIB),
+    "llama3.cache_kib_mqa": lambda: _in_units(_llama3_cache_bytes(1), _KIB),
+    "llama3.cache_context_gib_mha": lambda: _in_units(_LLAMA3.context * _llama3_cache_bytes(_LLAMA3.heads), _GIB),
+    "llama3.cache_context_gib_gqa": lambda: _in_units(_LLAMA3.context * _llama3_cache_bytes(_LLAMA3.kv_heads), _GIB),
+    "gqa.kv_heads": lambda: models.GQA_T5_XXL["gqa8_kv_heads"],
+    "gqa.mha_time": lambda: models.GQA_T5_XXL["mha_time_s"],
+    "gqa.mha_score": lambda: models.GQA_T5_XXL["mha_score"],
+    "gqa.gqa_time": lambda: models.GQA_T5_XXL["gqa8_time_s"],
+    "gqa.gqa_score": lambda: models.GQA_T5_XXL["gqa8_score"],
+    "gqa.mqa_time": lambda: models.GQA_T5_XXL["mqa_time_s"],
+    "gqa.mqa_score": lambda: models.GQA_T5_XXL["mqa_score"],
 }
 
 

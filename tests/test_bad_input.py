@@ -509,3 +509,101 @@ def test_causal_mask_refuses_a_count_that_is_not_one(n, error, message):
         causal.causal_mask(n)
     with pytest.raises(error, match=rf"the number of tokens n {message}"):
         causal.allowed_weights(n)
+# --- kv_heads (grouped-query attention) -------------------------------------------------------
+
+KV_ENTRIES = [mha_trace, multi_head_attention, multi_head_attention_loop]
+KV_IDS = ["trace", "batched", "loop"]
+
+
+@pytest.fixture
+def p12():
+    return init_params(12, 6, seed=0)
+
+
+@pytest.fixture
+def x12():
+    return np.random.default_rng(0).normal(size=(4, 12))
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+@pytest.mark.parametrize("kv_heads", [4, 5, 7, 12])
+def test_kv_heads_not_dividing_h(block, kv_heads, p12, x12):
+    message = rf"kv_heads={kv_heads} does not divide the head count h=6"
+    with pytest.raises(ValueError, match=message):
+        block(x12, p12, 6, kv_heads=kv_heads)
+    with pytest.raises(ValueError, match=message):
+        init_params(12, 6, kv_heads=kv_heads)
+    for count in (lambda: costs.param_count(12, 6, kv_heads=kv_heads), lambda: costs.kv_param_count(12, 6, kv_heads),
+                  lambda: costs.kv_cache_per_token(12, 6, kv_heads)):
+        with pytest.raises(ValueError, match=message):
+            count()
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+@pytest.mark.parametrize("kv_heads", [0, -3])
+def test_kv_heads_below_one(block, kv_heads, p12, x12):
+    message = rf"kv_heads, the number of key/value heads, must be at least 1, got kv_heads={kv_heads}"
+    with pytest.raises(ValueError, match=message):
+        block(x12, p12, 6, kv_heads=kv_heads)
+    with pytest.raises(ValueError, match=message):
+        init_params(12, 6, kv_heads=kv_heads)
+    with pytest.raises(ValueError, match=message):
+        costs.kv_cache_per_token(12, 6, kv_heads)
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+@pytest.mark.parametrize("kv_heads,shown", [(2.0, r"2\.0"), (True, "True"), ("2", "'2'")])
+def test_kv_heads_not_a_whole_number(block, kv_heads, shown, p12, x12):
+    message = rf"kv_heads must be a whole number >= 1 \(or None for h\), got {shown}"
+    with pytest.raises(TypeError, match=message):
+        block(x12, p12, 6, kv_heads=kv_heads)
+    with pytest.raises(TypeError, match=message):
+        init_params(12, 6, kv_heads=kv_heads)
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+def test_kv_heads_is_keyword_only(block, p12, x12):
+    with pytest.raises(TypeError):
+        block(x12, p12, 6, None, 2)  # mask, then kv_heads, by position: refused
+    with pytest.raises(TypeError):
+        init_params(12, 6, 2)
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+def test_plain_params_given_kv_heads_name_it(block, p12, x12):
+    """Full-width W_K with kv_heads=2: the message says what kv_heads expects."""
+    with pytest.raises(ValueError, match=r"params\.w_k has shape \(12, 12\), expected \(12, 4\) for x of width "
+                                         r"d_model=12 with kv_heads=2 key/value heads of d_k=2"):
+        block(x12, p12, 6, kv_heads=2)
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+def test_grouped_params_without_kv_heads_say_which_kv_heads_fits(block, x12):
+    grouped = init_params(12, 6, kv_heads=3, seed=0)
+    with pytest.raises(ValueError, match=r"params\.w_k has shape \(12, 6\), expected \(12, 12\) for x of width "
+                                         r"d_model=12; 3 key/value heads of d_k=2 need kv_heads=3"):
+        block(x12, grouped, 6)
+    with pytest.raises(ValueError, match=r"params\.w_k has shape \(12, 6\), expected \(12, 4\) .* kv_heads=2 "):
+        block(x12, grouped, 6, kv_heads=2)  # the wrong kv_heads for these params
+
+
+@pytest.mark.parametrize("block", KV_ENTRIES, ids=KV_IDS)
+def test_grouped_bias_of_the_wrong_width_names_kv_heads(block, x12):
+    grouped = init_params(12, 6, kv_heads=3, seed=0)
+    with pytest.raises(ValueError, match=r"params\.b_v has shape \(12,\), expected \(6,\) for kv_heads=3 "
+                                         r"key/value heads of d_k=2"):
+        block(x12, grouped._replace(b_v=np.zeros(12)), 6, kv_heads=3)
+    with pytest.raises(ValueError, match=r"params\.w_v has shape \(12, 4\), expected \(12, 6\)"):
+        block(x12, grouped._replace(w_v=np.zeros((12, 4))), 6, kv_heads=3)
+
+
+def test_cache_and_byte_counts_refuse_bad_numbers():
+    with pytest.raises(ValueError, match=r"layers must be a whole number >= 1, got 0"):
+        costs.kv_cache_per_token(12, 6, 2, layers=0)
+    with pytest.raises(TypeError, match=r"layers must be a whole number >= 1, got '32'"):
+        costs.kv_cache_per_token(12, 6, 2, layers="32")
+    with pytest.raises(ValueError, match=r"count must be a whole number >= 1, got -4"):
+        costs.bytes_of(-4)
+    with pytest.raises(TypeError, match=r"dtype must be a real floating-point dtype .* got 'int16'"):
+        costs.bytes_of(4, "int16")
+    assert costs.bytes_of(4, "float32") == 16 and costs.bytes_of(np.int64(4)) == 8
