@@ -148,6 +148,11 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
+    # each head in its plane, and every head's whole table (helper maps, issue 11)
+    "planes.diffuse_max_dot": lambda: float(np.abs(toy.head_plane("diffuse").dots).max()),
+    "planes.sharp_min_top_dot": lambda: float(min(toy.head_plane(h).dots.max(axis=-1).min()
+                                                  for h in ("position", "syntax", "rare"))),
+    "maps.blend_split_peak": lambda: float(toy.blend_weights(0.5)[[toy.token_index(t) for t in ("cat", "it", "ran")]].max()),
 }
 
 
