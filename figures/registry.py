@@ -25,6 +25,8 @@ ORDER = (
     # section 3: heads side by side
     "two-heads-full-strength",
     "four-heads",
+    "head-planes",
+    "attention-maps",
     "scale-pitfall",
     # section 4: what trained heads do
     "position-vs-rare-rows",

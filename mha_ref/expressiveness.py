@@ -109,3 +109,19 @@ def _keys(keys) -> np.ndarray:
     if keys.ndim != 2 or len(keys) < 2:
         raise ValueError(f"keys must be [n, d_k] with at least two keys, got shape {keys.shape}")
     return keys
+
+
+def hull_corners(keys) -> np.ndarray:
+    """[n, 2] -> [m] the keys that can be the strict top choice (can_be_top), in counter-clockwise
+    order round the keys' convex hull: the corners to join when the hull is drawn.
+
+    Only for keys in a plane (d_k = 2), where "round the hull" has an order. The corners' mean lies
+    inside the hull they span, so sorting them by their angle about it walks round the outline.
+    """
+    keys = _keys(keys)
+    if keys.shape[1] != 2:
+        raise ValueError(f"keys must lie in a plane, [n, 2], to be walked round; got shape {keys.shape}")
+    corners = np.flatnonzero(can_be_top(keys))
+    centre = keys[corners].mean(axis=0)
+    angles = np.arctan2(*(keys[corners] - centre).T[::-1])  # arctan2(y, x) of each corner about the centre
+    return corners[np.argsort(angles, kind="stable")]

@@ -212,6 +212,11 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gqa.gqa_score": lambda: models.GQA_T5_XXL["gqa8_score"],
     "gqa.mqa_time": lambda: models.GQA_T5_XXL["mqa_time_s"],
     "gqa.mqa_score": lambda: models.GQA_T5_XXL["mqa_score"],
+    # each head in its plane, and every head's whole table (helper maps, issue 11)
+    "planes.diffuse_max_dot": lambda: float(np.abs(toy.head_plane("diffuse").dots).max()),
+    "planes.sharp_min_top_dot": lambda: float(min(toy.head_plane(h).dots.max(axis=-1).min()
+                                                  for h in ("position", "syntax", "rare"))),
+    "maps.blend_split_peak": lambda: float(toy.blend_weights(0.5)[[toy.token_index(t) for t in ("cat", "it", "ran")]].max()),
 }
 
 

@@ -261,6 +261,30 @@ def targets(head: str) -> np.ndarray:
     return trace().weights[head_index(head)].argmax(axis=-1)
 
 
+class HeadPlane(NamedTuple):
+    """One head of width d_k = 2 seen in its own plane: what head-planes draws."""
+
+    q: np.ndarray  # [n, 2] each token's query in this head
+    k: np.ndarray  # [n, 2] each token's key
+    dots: np.ndarray  # [n, n] q . k, before the division by sqrt(d_k): row = query, column = key
+    corners: np.ndarray  # [m] the keys that can win for some query: the keys' hull, counter-clockwise
+
+
+def head_plane(head: str) -> HeadPlane:
+    """The queries and keys of one head of the running example, as the trace computes them.
+
+    The softmax keeps the order of a row's scores, so in every row the key with the largest dot
+    product is the key with the largest weight: the winner is the key that reaches farthest along
+    the query's direction.
+    """
+    from .expressiveness import hull_corners  # scipy's solver: only the figures that ask load it
+
+    t = trace()
+    i = head_index(head)
+    q, k = t.q[i], t.k[i]  # [n, d_k] each
+    return HeadPlane(q, k, q @ k.T, hull_corners(k))
+
+
 def head_sensitivity(every_token: bool = False) -> HeadSensitivity:
     """How far each head's output moves per unit nudge of one input number, split by path.
 
