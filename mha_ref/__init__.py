@@ -13,10 +13,11 @@ from .attention import (
     softmax,
     split_heads,
 )
-from .flow import FlowShapes, flow_shapes
+from .flow import BLOCK_STEPS, FlowShapes, TensorShape, block_shapes, flow_shapes
 
 __all__ = [
-    "FlowShapes", "MHAParams", "MHATrace", "attention", "costs", "expressiveness", "flow_shapes",
+    "BLOCK_STEPS", "FlowShapes", "MHAParams", "MHATrace", "TensorShape", "attention", "block_shapes", "costs",
+    "expressiveness", "flow_shapes",
     "init_params", "merge_heads", "mha_trace", "models", "multi_head_attention",
     "multi_head_attention_loop", "quantities", "roles", "scale", "softmax", "split_heads", "toy",
 ]

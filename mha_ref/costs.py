@@ -94,3 +94,8 @@ def attention_weights(n: int, h: int) -> int:
     entry, and standard attention keeps the whole table in memory. This part grows with h."""
     checks.heads(h, 1)
     return h * checks.count(n, "the context length n") ** 2
+
+
+def attention_weights_bytes(n: int, h: int, dtype="float32") -> int:
+    """The memory that keeping attention_weights(n, h) takes, in bytes, at `dtype` (a float type)."""
+    return attention_weights(n, h) * checks.float_dtype(dtype).itemsize

@@ -19,7 +19,8 @@
                                page, CSS shows one (docs/assets/mha-print.css)
     {{ table NAME }}           on a line of its own: a table of published data from mha_ref.models
                                (published-models, head-count), with its source linked, or toy-head-roles
-                               (the running example's heads measured as Voita et al. do, mha_ref.roles)
+                               (the running example's heads measured as Voita et al. do, mha_ref.roles),
+                               or the reference page's notation, shapes and costs (cheatsheet.py)
 
 Inside fenced code blocks (``` or ~~~) and `code spans` nothing is expanded: that is how a page
 writes a construct, or a literal {{, as it is.
@@ -39,7 +40,7 @@ from mha_ref import models, quantities
 
 from .. import export, registry
 from ..render import FigureError, frames
-from . import bounds, cards
+from . import bounds, cards, cheatsheet
 
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
 VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|down)\b)[^\s}]+))?"
@@ -478,6 +479,7 @@ def _toy_head_roles(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
 def table_markdown(name: str, lang: str, where: str) -> str:
     """A Markdown table of published data, headed in the page's language."""
     zh = lang == "zh"
+    align = None  # a cheatsheet table says which columns are right-aligned: "l" or "r" for each
     if name == "published-models":
         head = ("模型", "$d_\\text{model}$", "层数", "头数 $h$", "键/值头数", "$d_k$", "上下文", "来源") if zh else \
             ("model", "$d_\\text{model}$", "layers", "heads $h$", "key/value heads", "$d_k$", "context", "source")
@@ -489,10 +491,16 @@ def table_markdown(name: str, lang: str, where: str) -> str:
         rows = [(str(r.h), str(r.d_k), f"{r.ppl:.2f}", f"{r.bleu:.1f}") for r in models.HEAD_COUNT_TABLE]
     elif name == "toy-head-roles":
         head, rows = _toy_head_roles(zh)
+    elif name in cheatsheet.TABLES:  # the reference page's notation, shapes and costs
+        head, rows, align = cheatsheet.TABLES[name](zh)
     else:
-        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count, toy-head-roles")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count, toy-head-roles, "
+                          + ", ".join(cheatsheet.TABLES))
+    align = align or "l" * len(head)
+    lines = ["| " + " | ".join(head) + " |", "|" + "".join("---:|" if a == "r" else "---|" for a in align)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    if name in cheatsheet.TABLES:  # compact on a phone (docs/assets/mha-figures.css)
+        lines = ['<div class="mha-sheet" markdown="block">', "", *lines, "", "</div>"]
     return "\n".join(lines)
 
 
