@@ -84,19 +84,17 @@ def test_each_page_ends_with_three_to_five_answered_exercises_in_both_languages(
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_answers_are_indented_into_their_block(page):
+def test_no_answer_text_falls_out_of_its_fold(page):
+    """After the first exercise, a paragraph is an exercise (**title**), an answer block (???) or
+    the answer's text, indented into the block; an unindented paragraph would show the answer."""
     for lang in LANGS:
         lines = section(page, lang).splitlines()
-        for before, line in zip(lines, lines[1:]):
+        start = next(i for i, line in enumerate(lines) if line.startswith("**"))
+        for before, line in zip(lines[start:], lines[start + 1:]):
+            if before == "" and line and not line.startswith(("**", "???", "    ")):
+                raise AssertionError(f"{page}.{lang}: outside any answer block: {line[:60]!r}")
             if before.startswith("???"):
                 assert line == "", f"{page}.{lang}: a blank line after {before!r}"
-        block = False
-        for line in lines:
-            if line.startswith("???"):
-                block = True
-            elif line and not line.startswith("    "):
-                block = False
-            assert not (block and line.startswith("**")), f"{page}.{lang}: an exercise inside an answer"
 
 
 # every number the exercises print, recomputed -----------------------------------------------------
