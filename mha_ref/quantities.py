@@ -6,11 +6,14 @@ knows. Add an entry here, then use it in both languages.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from . import causal, costs, expressiveness, models, reshape, roles, scale, toy
+from . import costs, expressiveness, models, roles, scale, toy
+from .attention import MHATrace, attention, merge_heads, mha_trace
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -218,6 +221,149 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
                                                   for h in ("position", "syntax", "rare"))),
     "maps.blend_split_peak": lambda: float(toy.blend_weights(0.5)[[toy.token_index(t) for t in ("cat", "it", "ran")]].max()),
 }
+
+
+# The exercises at the end of each page (issue 11) ------------------------------------------------
+# Each number an exercise or its worked answer prints; tests/test_exercises.py recomputes every one.
+
+def _score(head: str, query: str, key: str) -> Callable[[], float]:
+    """One of the running example's scores q.k / sqrt(d_k), in `head`'s row for `query`."""
+    def value() -> float:
+        return float(toy.trace().scores[toy.head_index(head)][toy.token_index(query), toy.token_index(key)])
+    return value
+
+
+def _it_margins() -> tuple[float, float]:
+    """How far the position head puts `and` ahead of `ran` in the row of `it`, and the syntax head `ran` ahead of `and`."""
+    pos, syn = (toy.trace().scores[toy.head_index(h)][toy.token_index("it")] for h in ("position", "syntax"))
+    a, r = toy.token_index("and"), toy.token_index("ran")
+    return float(pos[a] - pos[r]), float(syn[r] - syn[a])
+
+
+def _blend_at_minimum(token: str) -> float:
+    """The blended row of `it` at the ratio where its largest weight is lowest: the weight on `token`."""
+    return float(toy.blend_weights(toy.blend_minimum("it")[0])[toy.token_index("it"), toy.token_index(token)])
+
+
+def _divided_by_d_model(head: str, query: str, key: str) -> Callable[[], float]:
+    """A weight of the running example had mha_trace divided each head's scores by sqrt(d_model)."""
+    def value() -> float:
+        t, i = toy.trace(), toy.head_index(head)
+        _, w = attention(t.q[i], t.k[i], t.v[i], scale=1.0 / np.sqrt(toy.D_MODEL))
+        return float(w[toy.token_index(query), toy.token_index(key)])
+    return value
+
+
+def _sentence_mean_ablation(head: str) -> float:
+    """What removing `head` would cost (as toy.ablation measures it) were it replaced by the mean of
+    its outputs over this one sentence, instead of the mean of its value vectors."""
+    t, w_o, i = toy.trace(), toy.params().w_o, toy.head_index(head)
+    heads = t.heads.copy()
+    heads[i] = t.heads[i].mean(axis=0, keepdims=True)
+    full = t.concat @ w_o
+    return float(np.linalg.norm(merge_heads(heads) @ w_o - full) / np.linalg.norm(full))
+
+
+@functools.cache
+def _causal_trace() -> MHATrace:
+    """The running example with a causal mask: each token may look at itself and the tokens before it."""
+    return mha_trace(toy.inputs(), toy.params(), toy.H, mask=np.tril(np.ones((toy.N, toy.N), dtype=bool)))
+
+
+def _causal_weight(head: str, query: str, key: str) -> Callable[[], float]:
+    def value() -> float:
+        return float(_causal_trace().weights[toy.head_index(head)][toy.token_index(query), toy.token_index(key)])
+    return value
+
+
+def _whole(a: int, b: int) -> int:
+    """a / b, which must come out whole (a head width, a ratio of widths)."""
+    if a % b:
+        raise ValueError(f"{a} is not a whole multiple of {b}")
+    return a // b
+
+
+_GPT3 = models.model("GPT-3 175B")
+_GPT2_XL = models.model("GPT-2 XL")
+_BERT = models.model("BERT base")
+_T5 = models.WIDE_HEADS[0]
+_D_K_MID = scale.D_KS[len(scale.D_KS) // 2]  # the d_k of scale.peak_wrong_8's frame
+
+EXERCISES: dict[str, Callable[[], float | int]] = {
+    # one-head-blends
+    **{f"ex.blend.pos_it.{t}": _score("position", "it", t) for t in toy.TOKENS},
+    "ex.blend.syn_it.and": _score("syntax", "it", "and"),
+    "ex.blend.syn_it.ran": _score("syntax", "it", "ran"),
+    "ex.blend.gap_ate": lambda: _score("position", "it", "and")() - _score("position", "it", "ate")(),
+    "ex.blend.gap_it": lambda: _score("position", "it", "and")() - _score("position", "it", "it")(),
+    "ex.blend.exp_ate": lambda: float(np.exp(-value("ex.blend.gap_ate"))),
+    "ex.blend.exp_it": lambda: float(np.exp(-value("ex.blend.gap_it"))),
+    "ex.blend.hand_and": lambda: 1 / (1 + value("ex.blend.exp_ate") + value("ex.blend.exp_it")),
+    "ex.blend.margin_pos": lambda: _it_margins()[0],
+    "ex.blend.margin_syn": lambda: _it_margins()[1],
+    "ex.blend.tie": lambda: _it_margins()[0] / sum(_it_margins()),
+    "ex.blend.min_others": lambda: 1 - _blend_at_minimum("and") - _blend_at_minimum("ran"),
+    "ex.blend.min_it": lambda: _blend_at_minimum("it"),
+    # the syntax head's margin doubled (GAIN_SYNTAX times sqrt 2): where the scores of and and ran then meet
+    "ex.blend.tie_louder": lambda: _it_margins()[0] / (_it_margins()[0] + 2 * _it_margins()[1]),
+    # slicing-the-width
+    "ex.gpt3.d_model": lambda: _GPT3.d_model,
+    "ex.gpt3.h": lambda: _GPT3.heads,
+    "ex.gpt3.d_k": lambda: _whole(_GPT3.d_model, _GPT3.heads),
+    "ex.gpt2xl.d_model": lambda: _GPT2_XL.d_model,
+    "ex.gpt2xl.h": lambda: _GPT2_XL.heads,
+    "ex.gpt2xl.d_k": lambda: _whole(_GPT2_XL.d_model, _GPT2_XL.heads),
+    "ex.t5.weights": lambda: 4 * _T5.d_model * _T5.inner,  # W_Q, W_K, W_V: d_model x h d_k; W_O: h d_k x d_model
+    "ex.t5.weights_split": lambda: costs.param_count(_T5.d_model, 1, bias=False),
+    "ex.t5.ratio": lambda: _whole(_T5.inner, _T5.d_model),
+    # heads-side-by-side
+    "ex.scale.root_mid": lambda: float(np.sqrt(_D_K_MID)),
+    "ex.scale.spread_mid": lambda: scale.dot_spread(_D_K_MID),
+    "ex.scale.root_full": lambda: float(np.sqrt(scale.D_MODEL)),
+    "ex.scale.spread_full": lambda: scale.dot_spread(scale.D_MODEL),
+    "ex.scale.others": lambda: scale.N_KEYS - 1,
+    "ex.scale.exp_strength": lambda: float(np.exp(scale.STRENGTH)),
+    "ex.scale.h_mid": lambda: _whole(scale.D_MODEL, _D_K_MID),
+    "ex.scale.margin_mid": lambda: float(scale.STRENGTH / np.sqrt(_whole(scale.D_MODEL, _D_K_MID))),
+    "ex.scale.exp_margin_mid": lambda: float(np.exp(value("ex.scale.margin_mid"))),
+    "ex.heads.rare_it_cat": _head_weight("rare", "it", "cat"),
+    "ex.wrong_scale.position_it_and": _divided_by_d_model("position", "it", "and"),
+    "ex.wrong_scale.syntax_it_ran": _divided_by_d_model("syntax", "it", "ran"),
+    "ex.wrong_scale.rare_it_cat": _divided_by_d_model("rare", "it", "cat"),
+    # what-trained-heads-do
+    "ex.ablation.rare_sentence_mean": lambda: _sentence_mean_ablation("rare"),
+    "ex.ablation.position_sentence_mean": lambda: _sentence_mean_ablation("position"),
+    # concatenate-then-mix
+    "ex.base.w_o_block": lambda: _whole(_BASE.d_model, _BASE.heads) * _BASE.d_model,
+    "ex.base.w_o": lambda: _BASE.d_model ** 2,
+    "ex.toy.block_entries": lambda: toy.H * toy.D_K ** 2,
+    "ex.toy.w_o_entries": lambda: toy.D_MODEL ** 2,
+    "ex.heads.syntax_it_out_0": lambda: float(toy.trace().heads[toy.head_index("syntax")][toy.token_index("it"), 0]),
+    "ex.heads.syntax_it_out_1": lambda: float(toy.trace().heads[toy.head_index("syntax")][toy.token_index("it"), 1]),
+    # what-it-costs
+    "ex.base.params": lambda: costs.param_count(_BASE.d_model, _BASE.heads),
+    "ex.base.params_one_head": lambda: costs.param_count(_BASE.d_model, 1),
+    "ex.base.head_params": lambda: costs.head_param_count(_BASE.d_model, _BASE.heads),
+    "ex.bert.d_model": lambda: _BERT.d_model,
+    "ex.bert.h": lambda: _BERT.heads,
+    "ex.bert.context": lambda: _BERT.context,
+    "ex.bert.projections": lambda: costs.multiply_adds(_BERT.context, _BERT.d_model, _BERT.heads).projections,
+    "ex.bert.attention": lambda: costs.multiply_adds(_BERT.context, _BERT.d_model, _BERT.heads).attention,
+    "ex.bert.ratio": lambda: value("ex.bert.projections") / value("ex.bert.attention"),
+    "ex.bert.crossover": lambda: costs.crossover_context(_BERT.d_model),
+    "ex.gpt3.context": lambda: _GPT3.context,
+    "ex.gpt3.weights_one": lambda: costs.attention_weights(_GPT3.context, 1),
+    "ex.gpt3.weights_all": lambda: costs.attention_weights(_GPT3.context, _GPT3.heads),
+    # the-code
+    "ex.causal.entries": lambda: toy.N ** 2,
+    "ex.causal.masked": lambda: int((_causal_trace().weights[0] == 0).sum()),
+    "ex.causal.kept": lambda: int((_causal_trace().weights[0] > 0).sum()),
+    "ex.causal.first_row": lambda: float(_causal_trace().weights[:, 0, 0].min()),
+    "ex.causal.syntax_it_it": _causal_weight("syntax", "it", "it"),
+    "ex.causal.syntax_it_and": _causal_weight("syntax", "it", "and"),
+    "ex.causal.rare_it_cat": _causal_weight("rare", "it", "cat"),
+}
+QUANTITIES.update(EXERCISES)
 
 
 class UnknownValue(KeyError):
