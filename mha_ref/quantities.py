@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 
 from . import causal, costs, expressiveness, models, reshape, roles, scale, toy
-from . import costs, expressiveness, models, roles, scale, toy
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
 
