@@ -137,7 +137,7 @@ def _weights(ax, lang: str, i: int, w: np.ndarray, names: list[str], first: bool
     for spine in ax.spines.values():
         spine.set_visible(True)
         spine.set_color(MUTED)
-    ax.set_title(pick(lang, f"头 {i + 1} 的权重", f"head {i + 1} weights"), fontsize=9, color=SLICE_COLOURS[i])
+    ax.set_title(pick(lang, f"头 {i + 1} 的权重", f"weights of head {i + 1}"), fontsize=9, color=SLICE_COLOURS[i])
     if first:
         ax.set_ylabel(pick(lang, "查询", "queries"), fontsize=8.5)
 
