@@ -63,7 +63,7 @@ def readout(lang: str, how: str) -> str:
                     f"reshape, then transpose · every head gets all {toy.N} tokens, in its own {toy.D_K} columns")
     change = math.floor(reshape.largest_weight_change() * 100) / 100  # rounded down: "more than" stays true
     return pick(lang, f"只 reshape · 头 1 只拿到 {seen} 的数 · 有的权重相差超过 {change:.2f}",
-                f"reshape only · head 1 gets numbers of {seen.replace('、', ', ')} only · some weights differ by more "
+                f"reshape only · head 1: numbers of {seen.replace('、', ', ')} only · some weights differ by more "
                 f"than {change:.2f}")
 
 
@@ -140,6 +140,7 @@ def _weights(ax, lang: str, i: int, w: np.ndarray, names: list[str], first: bool
     ax.set_title(pick(lang, f"头 {i + 1} 的权重", f"weights of head {i + 1}"), fontsize=9, color=SLICE_COLOURS[i])
     if first:
         ax.set_ylabel(pick(lang, "查询", "queries"), fontsize=8.5)
+        ax.set_xlabel(pick(lang, "键", "keys"), fontsize=8.5)
 
 
 def draw(lang: str, how: str):

@@ -89,17 +89,17 @@ def init_params(d_model: int, h: int, *, kv_heads: int | None = None, seed: int 
 
 # --8<-- [start:split]
 def split_heads(x: np.ndarray, h: int) -> np.ndarray:
-    """[..., n, d_model] -> [..., h, n, d_k]: a reshape of the columns, nothing is copied out."""
-    *lead, n, d_model = x.shape  # x: [..., n, d_model], one row per token
-    x = x.reshape(*lead, n, h, d_model // h)  # [..., n, h, d_k]: each row cut into h pieces of d_k
-    return np.swapaxes(x, -3, -2)  # [..., h, n, d_k]: the heads in front, each with all n tokens
+    """[..., n, d_model] -> [..., h, n, d_k], without copying a number."""
+    *lead, n, d_model = x.shape  # x: [..., n, d_model]
+    x = x.reshape(*lead, n, h, d_model // h)  # [..., n, h, d_k]: rows cut in h
+    return np.swapaxes(x, -3, -2)  # [..., h, n, d_k]: heads first
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
-    """[..., h, n, d_k] -> [..., n, h * d_k]: the heads' outputs side by side (concatenation)."""
-    *lead, h, n, d_k = x.shape  # x: [..., h, n, d_k], one block per head
-    x = np.swapaxes(x, -3, -2)  # [..., n, h, d_k]: the tokens in front again
-    return x.reshape(*lead, n, h * d_k)  # [..., n, d_model]: each token's h pieces end to end
+    """[..., h, n, d_k] -> [..., n, h * d_k]: the heads side by side."""
+    *lead, h, n, d_k = x.shape  # x: [..., h, n, d_k]
+    x = np.swapaxes(x, -3, -2)  # [..., n, h, d_k]: tokens first again
+    return x.reshape(*lead, n, h * d_k)  # [..., n, d_model]: pieces end to end
 # --8<-- [end:split]
 
 

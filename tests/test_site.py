@@ -309,6 +309,14 @@ def test_the_code_page_shows_the_real_lines_of_mha_ref(site):
         code = _html(site, _built(DOCS / "the-code.zh.md", lang)).select_one("div.highlight code").get_text()
         for line in core.strip().splitlines():
             assert line.strip() in code, line
+    # split_heads and merge_heads, with their shape comments (the section on the reshape and transpose)
+    split = source.split("# --8<-- [start:split]\n")[1].split("# --8<-- [end:split]")[0]
+    assert "def split_heads" in split and "def merge_heads" in split
+    for lang in ("zh", "en"):
+        blocks = _html(site, _built(DOCS / "the-code.zh.md", lang)).select("div.highlight code")
+        code = next(b.get_text() for b in blocks if "def split_heads" in b.get_text())
+        for line in split.strip().splitlines():
+            assert line.strip() in code, line
 
 
 def test_every_cited_work_has_an_anchor_and_every_citing_page_links_it(site):
