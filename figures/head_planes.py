@@ -5,7 +5,7 @@ seen: the key that wins is the one reaching farthest along the query's arrow (th
 product), and the dashed line through its tip, square to the query, is where every point scores the
 same; no key lies beyond it. The light patch is the keys' convex hull: only a key at one of its
 corners can win for any query at all (what-it-costs). The diffuse head's arrows are so short that
-they are drawn a second time, magnified, in a corner of their panel.
+they are drawn a second time, magnified, in a box across the top of their panel.
 """
 
 from __future__ import annotations
@@ -23,21 +23,22 @@ from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, is_narrow, new_figure, 
 CONTROL = query_control("it")
 CAPTION_ZH = (
     "每个头的 $d_k = {{ value toy.d_k d }}$，它的查询和键就是同一个平面里的箭头。粗黑箭头是"
-    "{{ screen \"所选查询\" print \"每一帧那个查询\" }}，彩色细箭头是六个键，加粗的那个得分最高。"
+    "{{ screen \"所选查询\" print \"每一帧那个查询\" }}，彩色细箭头是 {{ value toy.n }} 个键，加粗的那个得分最高。"
     "过它箭头尖、与查询垂直的虚线上，各点和查询的点积都一样；没有哪个键越过这条线，"
     "所以“哪个键胜出”就是“哪个键沿查询方向伸得最远”，和 softmax 之后权重最大的键是同一个。"
     "浅色区域是这些键的凸包，只有落在它角上的键才可能对某个查询胜出。"
-    "弥散头的箭头太短，在同样的比例下几乎缩成一点，所以在角上另外放大画了一遍。"
+    "弥散头的箭头太短，在同样的比例下几乎缩成一点，所以在上方的框里另外放大画了一遍。"
 )
 CAPTION_EN = (
     "Each head has $d_k = {{ value toy.d_k d }}$, so its queries and keys are arrows in one plane. "
     "The thick black arrow is {{ screen \"the chosen query\" print \"each frame's query\" }}, the thin "
-    "coloured ones are the six keys, and the thick one among them scores highest. Along the dashed line "
-    "through its tip, square to the query, every point has the same dot product with the query; no key "
-    "lies beyond it. So the key that wins is the one reaching farthest along the query's direction, "
-    "the same key that gets the largest weight after the softmax. The light patch is the keys' convex "
-    "hull: only a key at one of its corners can win for any query. The diffuse head's arrows are so "
-    "short that at the same scale they shrink to a dot, so they are drawn again, magnified, in a corner."
+    "coloured ones are the {{ value toy.n }} keys, and the thick one among them scores highest. Along "
+    "the dashed line through its tip, square to the query, every point has the same dot product with "
+    "the query; no key lies beyond it. So the key that wins is the one reaching farthest along the "
+    "query's direction, the same key that gets the largest weight after the softmax. The light patch "
+    "is the keys' convex hull: only a key at one of its corners can be the winner, whatever the query. "
+    "The diffuse head's arrows are so short that at the same scale they shrink to a small tuft, so "
+    "they are drawn again, magnified, in a box above."
 )
 
 SHARED = ("position", "syntax", "rare")  # drawn at one scale; the diffuse head also magnified
