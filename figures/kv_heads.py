@@ -36,7 +36,7 @@ CONTROL = Control(
     slug=lambda kv: f"kv{kv}", value_label=lambda kv, lang: f"{kv} · {_variant(kv, lang)}",
 )
 CAPTION_ZH = (
-    "按 Llama 3 8B 的尺寸（$d_\\text{model}$ = {{ value llama3.d_model }}，{{ value llama3.layers }} 层，"
+    "按 Llama 3 8B 的尺寸（$d_\\text{model}$ = {{ value llama3.d_model d }}，{{ value llama3.layers }} 层，"
     "{{ value llama3.heads }} 个查询头，每个头宽 {{ value llama3.d_k }}）比较键值头的几种数目。"
     "上：哪些查询头共用同一个键值头。下左：每层 $W^K$、$W^V$ 的权重；下右：上下文里每多一个 token，"
     "所有层的键值缓存要多存多少字节（每个数 {{ value store.bits }} 位）。"
@@ -44,7 +44,7 @@ CAPTION_ZH = (
     "{{ value llama3.kv_heads }} 个；{{ screen \"滑块选中的\" print \"每一帧的\" }}那一档上了色。"
 )
 CAPTION_EN = (
-    "Numbers of key/value heads compared at Llama 3 8B's size ($d_\\text{model}$ = {{ value llama3.d_model }}, "
+    "Numbers of key/value heads compared at Llama 3 8B's size ($d_\\text{model}$ = {{ value llama3.d_model d }}, "
     "{{ value llama3.layers }} layers, {{ value llama3.heads }} query heads of width {{ value llama3.d_k }}). "
     "Top: which query heads share which key/value head. Bottom left: the weights of $W^K$ and $W^V$ in one "
     "layer; bottom right: how many bytes each token of the context adds to the key/value cache over all "
