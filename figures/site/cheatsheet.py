@@ -58,8 +58,8 @@ NOTATION = (
 
 
 def notation_table(zh: bool) -> Table:
-    head = ("记号", "代码里", "含义") if zh else ("symbol", "in the code", "meaning")
-    return head, [(symbol, code, _pick(zh, meaning)) for symbol, code, meaning in NOTATION], "lll"
+    head = ("记号", "含义", "代码里") if zh else ("symbol", "meaning", "in the code")
+    return head, [(symbol, _pick(zh, meaning), code) for symbol, code, meaning in NOTATION], "lll"
 
 
 # each step of flow.BLOCK_STEPS: what it is (zh, en), and where it is in mha_ref.attention
