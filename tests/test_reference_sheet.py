@@ -173,7 +173,7 @@ def test_only_the_weight_tables_and_one_heads_share_depend_on_h():
 def test_every_name_in_the_code_column_is_a_name_in_mha_ref():
     known = set(MHAParams._fields) | set(MHATrace._fields) | set(dir(importlib.import_module("mha_ref.attention"))) | {"n", "d_model", "h", "d_k", "i", "x"}
     known |= {"reshape", "moveaxis"}  # the numpy calls inside split_heads and merge_heads
-    cells = [r[1] for r in cheatsheet.notation_table(False)[1]] + [r[3] for r in cheatsheet.shape_table(False)[1]]
+    cells = [r[2] for r in cheatsheet.notation_table(False)[1]] + [r[3] for r in cheatsheet.shape_table(False)[1]]
     for cell in cells:
         for code in re.findall(r"`([^`]+)`", cell):
             for name in re.findall(r"[A-Za-z_]+", code):
@@ -184,7 +184,7 @@ def test_every_name_in_the_code_column_is_a_name_in_mha_ref():
 def test_both_languages_give_the_same_table_but_for_the_words(name):
     zh_head, zh_rows, zh_align = cheatsheet.TABLES[name](True)
     en_head, en_rows, en_align = cheatsheet.TABLES[name](False)
-    words = {"notation": 2, "shapes": 0, "costs": 0}[name]
+    words = {"notation": 1, "shapes": 0, "costs": 0}[name]
     assert zh_align == en_align and len(zh_head) == len(en_head) == len(zh_align)
     assert [[c for i, c in enumerate(r) if i != words] for r in zh_rows] == \
         [[c.replace(" (", "（").replace(")", "）") if "MiB" in c else c for i, c in enumerate(r) if i != words]

@@ -23,35 +23,43 @@ def _pick(zh: bool, pair: tuple[str, str]) -> str:
 # symbol, in the code, meaning (zh, en): the one vocabulary of the pages and of mha_ref
 NOTATION = (
     ("$n$", "`n`", ("词元的个数，也就是序列长度", "the number of tokens, the sequence length")),
-    (r"$d_\text{model}$", "`d_model`", ("每个词元向量的宽度；块的输入和输出都是这么宽",
-                                        "the width of each token's vector, into the block and out of it")),
+    (r"$d_\text{model}$", "`d_model`",
+     ("每个词元向量的宽度；块的输入和输出都是这么宽",
+      "the width of each token's vector, into the block and out of it")),
     ("$h$", "`h`", ("头数", "the number of heads")),
     ("$d_k = d_v$", "`d_k`", (r"一个头的宽度，$d_\text{model} / h$", r"the width of one head, $d_\text{model} / h$")),
     ("$i$", "`i`", ("头的编号", "a head's index")),
     ("$X$", "`x`", ("输入，每个词元一行", "the input, one row per token")),
-    ("$W^Q, W^K, W^V$", "`w_q`, `w_k`, `w_v`", (r"查询、键、值的投影矩阵，各为 $d_\text{model} \times d_\text{model}$",
-                                               r"the query, key and value projections, each $d_\text{model} \times d_\text{model}$")),
-    ("$W_i^Q, W_i^K, W_i^V$", "`w_q[:, i*d_k:(i+1)*d_k]`", (r"第 $i$ 个头在其中占的那几列，$d_\text{model} \times d_k$",
-                                                           r"head $i$'s columns of them, $d_\text{model} \times d_k$")),
-    ("$W^O$", "`w_o`", (r"输出矩阵，$d_\text{model} \times d_\text{model}$，把拼接起来的各头输出混合到一起",
-                        r"the output matrix, $d_\text{model} \times d_\text{model}$, which mixes the concatenated heads")),
-    ("$b^Q, b^K, b^V, b^O$", "`b_q`, `b_k`, `b_v`, `b_o`", (r"四个偏置，各长 $d_\text{model}$（论文的公式里省去了）",
-                                                         r"the four biases, $d_\text{model}$ long each (the paper's formulas leave them out)")),
-    ("$Q, K, V$", "`q`, `k`, `v`", (r"查询、键、值：$XW^Q + b^Q$ 等；代码里存的是切成 $h$ 个头之后的",
-                                   r"queries, keys, values: $XW^Q + b^Q$ and so on; the code keeps them cut into $h$ heads")),
-    ("$Q_i, K_i, V_i$", "`q[i]`, `k[i]`, `v[i]`", ("第 $i$ 个头的查询、键、值", "head $i$'s queries, keys and values")),
-    (r"$Q_i K_i^\top / \sqrt{d_k}$", "`scores`", ("分数：查询和键的点积，按头的宽度缩放",
-                                                  "the scores: query-key dot products, scaled by the head's width")),
-    (r"$\mathrm{softmax}$", "`softmax`, `weights`", ("把每行分数变成和为一的权重",
-                                                    "turns each row of scores into weights that sum to one")),
-    (r"$\mathrm{head}_i$", "`heads[i]`", (r"第 $i$ 个头的输出，权重乘 $V_i$", r"head $i$'s output, its weights times $V_i$")),
+    ("$W^Q$, $W^K$, $W^V$", "`w_q`, `w_k`, `w_v`",
+     (r"查询、键、值的投影矩阵，各为 $d_\text{model} \times d_\text{model}$",
+      r"the query, key and value projections, each $d_\text{model} \times d_\text{model}$")),
+    ("$W_i^Q$, $W_i^K$, $W_i^V$", "`w_q[:, i*d_k:(i+1)*d_k]`",
+     (r"第 $i$ 个头在其中占的那几列，$d_\text{model} \times d_k$",
+      r"head $i$'s columns of them, $d_\text{model} \times d_k$")),
+    ("$W^O$", "`w_o`",
+     (r"输出矩阵，$d_\text{model} \times d_\text{model}$，把拼接起来的各头输出混合到一起",
+      r"the output matrix, $d_\text{model} \times d_\text{model}$, which mixes the concatenated heads")),
+    ("$b^Q$, $b^K$, $b^V$, $b^O$", "`b_q`, `b_k`, `b_v`, `b_o`",
+     (r"四个偏置，各长 $d_\text{model}$（论文的公式里省去了）",
+      r"the four biases, $d_\text{model}$ long each (the paper's formulas leave them out)")),
+    ("$Q$, $K$, $V$", "`q`, `k`, `v`",
+     ("查询、键、值：$XW^Q + b^Q$ 等；代码里存的是切成 $h$ 个头之后的",
+      "queries, keys, values: $XW^Q + b^Q$ and so on; the code keeps them cut into $h$ heads")),
+    ("$Q_i$, $K_i$, $V_i$", "`q[i]`, `k[i]`, `v[i]`", ("第 $i$ 个头的查询、键、值", "head $i$'s queries, keys and values")),
+    (r"$Q_i K_i^\top / \sqrt{d_k}$", "`scores`",
+     ("分数：查询和键的点积，按头的宽度缩放",
+      "the scores: query-key dot products, scaled by the head's width")),
+    (r"$\mathrm{softmax}$", "`softmax`, `weights`",
+     ("把每行分数变成和为一的权重",
+      "turns each row of scores into weights that sum to one")),
+    (r"$\mathrm{head}_i$", "`heads[i]`", ("第 $i$ 个头的输出，权重乘 $V_i$", "head $i$'s output, its weights times $V_i$")),
     (r"$\mathrm{Concat}$", "`merge_heads`, `concat`", ("把各头的输出首尾相接", "the heads' outputs placed end to end")),
 )
 
 
 def notation_table(zh: bool) -> Table:
-    head = ("记号", "代码里", "含义") if zh else ("symbol", "in the code", "meaning")
-    return head, [(symbol, code, _pick(zh, meaning)) for symbol, code, meaning in NOTATION], "lll"
+    head = ("记号", "含义", "代码里") if zh else ("symbol", "meaning", "in the code")
+    return head, [(symbol, _pick(zh, meaning), code) for symbol, code, meaning in NOTATION], "lll"
 
 
 # each step of flow.BLOCK_STEPS: what it is (zh, en), and where it is in mha_ref.attention
@@ -109,13 +117,14 @@ def cost_table(zh: bool, model: models.Model = MODEL) -> Table:
     size = costs.attention_weights_bytes(1, 1, dtype)  # bytes per number
     dm, dk = AXIS_TEX["d_model"], AXIS_TEX["d_k"]
     rows = [
-        (("参数：四个权重矩阵 $W^Q, W^K, W^V, W^O$", "parameters: the four matrices $W^Q, W^K, W^V, W^O$"),
+        (("参数：四个权重矩阵 $W^Q$、$W^K$、$W^V$、$W^O$", "parameters: the four matrices $W^Q$, $W^K$, $W^V$, $W^O$"),
          rf"$4\,{dm}^2$", costs.param_count(d, h, bias=False)),
-        (("参数：再加四个偏置 $b^Q, b^K, b^V, b^O$", "parameters: with the four biases $b^Q, b^K, b^V, b^O$"),
+        (("参数：再加四个偏置 $b^Q$、$b^K$、$b^V$、$b^O$", "parameters: with the four biases $b^Q$, $b^K$, $b^V$, $b^O$"),
          rf"$4\,{dm}^2 + 4\,{dm}$", costs.param_count(d, h)),
-        (("参数：其中一个头的 $W_i^Q, W_i^K, W_i^V$ 和偏置", "parameters: one head's $W_i^Q, W_i^K, W_i^V$ and biases"),
+        (("参数：其中一个头的 $W_i^Q$、$W_i^K$、$W_i^V$ 和偏置", "parameters: one head's $W_i^Q$, $W_i^K$, $W_i^V$ and biases"),
          rf"$3\,({dm}\,{dk} + {dk})$", costs.head_param_count(d, h)),
-        (("乘加：四次投影 $XW^Q, XW^K, XW^V$ 和乘 $W^O$", "multiply-adds: the four projections, $XW^Q, XW^K, XW^V$ and by $W^O$"),
+        (("乘加：四次投影（$X$ 乘 $W^Q$、$W^K$、$W^V$，拼接结果乘 $W^O$）",
+          "multiply-adds: the four projections ($X$ by $W^Q$, $W^K$, $W^V$, the concatenation by $W^O$)"),
          rf"$4\,n\,{dm}^2$", ma.projections),
         ((r"乘加：分数 $Q_i K_i^\top$，$h$ 个头合计", r"multiply-adds: the scores $Q_i K_i^\top$, all $h$ heads"),
          rf"$h\,n^2 {dk} = n^2 {dm}$", ma.scores),
