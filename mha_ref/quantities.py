@@ -148,6 +148,9 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
+    # what blending costs in the output (helper "worked", issue 11)
+    "blend.mid_ratio": lambda: float(toy.blend_ratios()[_MID]),
+    "blend.out_width": lambda: toy.blend_values().shape[-1],
 }
 
 
