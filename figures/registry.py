@@ -18,10 +18,12 @@ ORDER = (
     "blend-rows",
     "blend-slider",
     "peak-dip",
+    "output-blend",
     # section 2: slicing the width
     "width-slices",
     "what-a-head-reads",
     "projection-columns",
+    "worked-example",
     # section 3: heads side by side
     "two-heads-full-strength",
     "four-heads",
