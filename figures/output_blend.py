@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from mha_ref import toy
+from mha_ref import one_head, toy
 
 from .draw import decimals
 from .style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure, pick
@@ -58,14 +58,14 @@ def _blend_colour() -> tuple[float, float, float]:
 
 def _situations():
     """(values, the two heads' output, the one head's output) for the sentence and for its twin,
-    whose inputs for `and` and `ran` are changed so that both carry m (toy.blend_twin_inputs)."""
-    return [(toy.blend_values(x), toy.two_head_output(QUERY, x), toy.blend_output(ALPHA, QUERY, x))
-            for x in (None, toy.blend_twin_inputs(ALPHA, QUERY))]
+    whose inputs for `and` and `ran` are changed so that both carry m (one_head.blend_twin_inputs)."""
+    return [(one_head.blend_values(x), one_head.two_head_output(QUERY, x), one_head.blend_output(ALPHA, QUERY, x))
+            for x in (None, one_head.blend_twin_inputs(ALPHA, QUERY))]
 
 
 def _rows(lang: str):
     """The four rows of each panel: (label, which numbers of a situation, cell colours)."""
-    p, s = toy.rule_answers(QUERY)
+    p, s = one_head.rule_answers(QUERY)
     w = toy.blend_weights(ALPHA)[toy.token_index(QUERY)]
     t = toy.trace().weights
     on_p = t[toy.head_index("position")][toy.token_index(QUERY), toy.token_index(p)]
@@ -92,7 +92,7 @@ def _rows(lang: str):
 
 
 def _panels(lang: str) -> tuple[str, str]:
-    p, s = toy.rule_answers(QUERY)
+    p, s = one_head.rule_answers(QUERY)
     return (pick(lang, "这句话里的值", "the sentence's values"),
             pick(lang, f"改过的输入：{p} 和 {s} 都带 $m$", f"twin inputs: “{p}” and “{s}” both carry $m$"))
 
@@ -136,7 +136,7 @@ def draw(lang: str, value=None):
     fig, ax = new_figure()
     width = fig.get_size_inches()[0] - 0.1
     strip_w = 2 * toy.D_K * CELL
-    p, s = toy.rule_answers(QUERY)
+    p, s = one_head.rule_answers(QUERY)
     m_note = f"$m = (a\\,v_\\mathrm{{{p}}} + b\\,v_\\mathrm{{{s}}})\\,/\\,(a + b)$"
     if narrow:  # the panels one above the other, each row's label above its cells
         cell, y = (width - 0.4) / (2 * toy.D_K), 0.15

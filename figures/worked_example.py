@@ -3,7 +3,7 @@
 The query `it`, one head at a time: its input row x and the head's two columns of W_Q give q; q
 meets every key, the dot products are divided by sqrt(d_k), the softmax turns them into weights,
 and the weighted values add up to the head's two output numbers: the very numbers concat-slots
-places in that head's slots. Computed step by step by toy.worked_example, not read off the trace.
+places in that head's slots. Computed step by step by one_head.worked_example, not read off the trace.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from mha_ref import toy
+from mha_ref import one_head, toy
 
 from .control import Control
 from .draw import decimals
@@ -56,13 +56,13 @@ def _part(vector: str, c: int) -> str:
 
 
 def readout(lang: str, i: int) -> str:
-    out = toy.worked_example(QUERY, toy.HEADS[i]).out
+    out = one_head.worked_example(QUERY, toy.HEADS[i]).out
     first = i * toy.D_K + 1
     return pick(lang, f"头 {i + 1} 的输出 ({', '.join(decimals(o) for o in out)}) → 拼接向量第 {first}–{first + toy.D_K - 1} 格",
                 f"the output of head {i + 1}: ({', '.join(decimals(o) for o in out)}) → slots {first}–{first + toy.D_K - 1} of the concatenation")
 
 
-def _steps(lang: str, w: toy.WorkedExample):
+def _steps(lang: str, w: one_head.WorkedExample):
     """The rows of the worked example, in order: (label, numbers) for the projection (over the
     inputs x_0..x_{d_model-1}) and (label, numbers) for the attention (over the keys j)."""
     projection = [(pick(lang, f"x（{QUERY} 的输入行）", f"x (input row of {QUERY})"), w.x)]
@@ -85,7 +85,7 @@ def data(lang: str):
 
     rows = []
     for i, head in enumerate(toy.HEADS):
-        w = toy.worked_example(QUERY, head)
+        w = one_head.worked_example(QUERY, head)
         name = CONTROL.value_label(i, lang)
         projection, attention = _steps(lang, w)
         rows += [[name, _plain(label), *cells(v)] for label, v in projection]
@@ -133,7 +133,7 @@ def _title(t: _Table, y: float, s: str) -> float:
     return y + ROW * 1.15
 
 
-def _wide(t: _Table, lang: str, i: int, w: toy.WorkedExample, width: float) -> float:
+def _wide(t: _Table, lang: str, i: int, w: one_head.WorkedExample, width: float) -> float:
     """Steps as rows: the projection over x_0..x_7 (then b and q), the attention over the keys (then Σ)."""
     label_w, result_w = 1.45, 0.55
     operand_w = width - label_w - result_w  # the inputs and b, or the six keys
@@ -181,7 +181,7 @@ def _wide(t: _Table, lang: str, i: int, w: toy.WorkedExample, width: float) -> f
     return y + ROW
 
 
-def _narrow(t: _Table, lang: str, i: int, w: toy.WorkedExample, width: float) -> float:
+def _narrow(t: _Table, lang: str, i: int, w: one_head.WorkedExample, width: float) -> float:
     """A phone's column: the projection over x_0..x_7 as rows, the keys as rows in two tables."""
     y = ROW / 2
     y = _title(t, y, pick(lang, f"① $q = x\\,W^Q + b$（头 {i + 1}）", f"① $q = x\\,W^Q + b$ (head {i + 1})"))
@@ -240,7 +240,7 @@ def _narrow(t: _Table, lang: str, i: int, w: toy.WorkedExample, width: float) ->
 
 def draw(lang: str, i: int):
     head = toy.HEADS[i]
-    w = toy.worked_example(QUERY, head)
+    w = one_head.worked_example(QUERY, head)
     fig, ax = new_figure()
     width = fig.get_size_inches()[0] - 0.1
     t = _Table(ax, HEAD_COLOURS[head])

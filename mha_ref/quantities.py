@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import costs, expressiveness, models, roles, scale, toy
+from . import costs, expressiveness, models, one_head, roles, scale, toy
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -150,7 +150,7 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
     # what blending costs in the output (helper "worked", issue 11)
     "blend.mid_ratio": lambda: float(toy.blend_ratios()[_MID]),
-    "blend.out_width": lambda: toy.blend_values().shape[-1],
+    "blend.out_width": lambda: one_head.blend_values().shape[-1],
 }
 
 

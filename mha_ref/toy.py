@@ -35,8 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import checks
-from .attention import MHAParams, attention, merge_heads, mha_trace, softmax
+from .attention import MHAParams, attention, merge_heads, mha_trace
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
 N = len(TOKENS)
@@ -174,9 +173,10 @@ def _blend_qk(alpha: float, t=None) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def blend_weights(alpha: float) -> np.ndarray:
-    """[n, n] weights of the blended head (see _blend_qk) at ratio alpha."""
-    q, k = _blend_qk(alpha)
+def blend_weights(alpha: float, t=None) -> np.ndarray:
+    """[n, n] weights of the blended head (see _blend_qk) at ratio alpha; from the trace t of the
+    same block run on other inputs, if given."""
+    q, k = _blend_qk(alpha, t)
     _, w = attention(q, k, np.eye(N))
     return w
 
@@ -345,110 +345,3 @@ def contributions(w_o_mix: float, query: str = "it", slots=slice(0, D_K)) -> np.
     row = t.concat[token_index(query)]
     return np.stack([row[i * D_K:(i + 1) * D_K] @ w_o[i * D_K:(i + 1) * D_K, slots] for i in range(H)])
 
-
-class WorkedExample(NamedTuple):
-    """One query through one head, every step (worked_example). The head's part is [d_k] wide."""
-
-    x: np.ndarray  # [d_model] the query token's input row
-    w_q: np.ndarray  # [d_model, d_k] the head's own columns of W_Q
-    b_q: np.ndarray  # [d_k] its part of the query bias (zero for a head that has none)
-    q: np.ndarray  # [d_k] x @ w_q + b_q
-    k: np.ndarray  # [n, d_k] every token's key in this head
-    dots: np.ndarray  # [n] q . k_j
-    scores: np.ndarray  # [n] dots / sqrt(d_k)
-    weights: np.ndarray  # [n] softmax(scores)
-    v: np.ndarray  # [n, d_k] every token's value in this head
-    weighted: np.ndarray  # [n, d_k] weights[j] * v[j]
-    out: np.ndarray  # [d_k] their sum: the head's output for the query, its slots of the concatenation
-
-
-def worked_example(query: str = "it", head: str = "position") -> WorkedExample:
-    """One row of one head, computed step by step from the inputs and the head's own d_model x d_k
-    blocks, as one would by hand; not read off the batched trace, which the tests check it against."""
-    t, i = token_index(query), head_index(head)
-    x, p = inputs(), params()
-    cols = slice(i * D_K, (i + 1) * D_K)
-
-    def bias(b):  # [d_model] or None -> [d_k]
-        return np.zeros(D_K) if b is None else b[cols]
-
-    w_q = p.w_q[:, cols]
-    q = x[t] @ w_q + bias(p.b_q)  # [d_k]
-    k = x @ p.w_k[:, cols] + bias(p.b_k)  # [n, d_k]
-    v = x @ p.w_v[:, cols] + bias(p.b_v)  # [n, d_k]
-    dots = k @ q  # [n]
-    scores = dots / np.sqrt(D_K)
-    weights = softmax(scores)
-    weighted = weights[:, None] * v  # [n, d_k]
-    return WorkedExample(x[t], w_q, bias(p.b_q), q, k, dots, scores, weights, v, weighted, weighted.sum(axis=0))
-
-
-# What blending costs in the output (figure output-blend). The blended head of _blend_qk carries the
-# position head's query and key block and the syntax head's side by side; it carries their value
-# blocks side by side too, so it returns as many numbers (2 d_k) as the two heads together.
-
-_PAIR = ("position", "syntax")
-
-
-def _trace_of(x):
-    """The block's trace on inputs x ([n, d_model]; the example's own when None)."""
-    return trace() if x is None else mha_trace(checks.matrix(x, "x", (N, D_MODEL)), params(), H)
-
-
-def blend_values(x=None) -> np.ndarray:
-    """[n, 2 d_k] the blended head's values: the position head's and the syntax head's side by side,
-    on inputs x (the example's own unless given)."""
-    t = _trace_of(x)
-    return np.concatenate([t.v[head_index(h)] for h in _PAIR], axis=-1)
-
-
-def blend_output(alpha: float, query: str = "it", x=None) -> np.ndarray:
-    """[2 d_k] what the blended head returns for `query` at ratio alpha, on inputs x: its one row of
-    weights times its values, sum_j a_j v_j."""
-    t = _trace_of(x)
-    q, k = _blend_qk(alpha, t)
-    _, w = attention(q, k, np.eye(N))
-    return w[token_index(query)] @ blend_values(x)
-
-
-def two_head_output(query: str = "it", x=None) -> np.ndarray:
-    """[2 d_k] the position head's and the syntax head's outputs for `query` on inputs x, side by
-    side: each head its own row of weights over its own values."""
-    t, i = _trace_of(x), token_index(query)
-    return np.concatenate([t.heads[head_index(h)][i] for h in _PAIR])
-
-
-def rule_answers(query: str = "it") -> tuple[str, str]:
-    """The tokens the position head and the syntax head put their top weight on for `query`."""
-    i = token_index(query)
-    return TOKENS[targets("position")[i]], TOKENS[targets("syntax")[i]]
-
-
-def blend_twin_inputs(alpha: float, query: str = "it") -> np.ndarray:
-    """[n, d_model] a twin of the example's inputs: the rows of the two rules' answers (rule_answers)
-    are changed so that in the position and syntax heads their keys stay exactly as they were and
-    their values both become m = (a v_p + b v_s) / (a + b), a and b the weights the blended row of
-    `query` gives them at ratio alpha. Every query and key the row of `query` meets is unchanged,
-    so its weights are too, and the blended head returns a m + b m = a v_p + b v_s: the same output
-    for inputs whose two answers carry different values and for inputs whose two carry one.
-
-    Each changed row adds dx with dx [W_K | W_V] = [0 | m - v] over the two heads' columns: 4 d_k
-    equations in d_model unknowns (here as many), solved by least squares and checked exact.
-    """
-    p_, s_ = (token_index(t) for t in rule_answers(query))
-    if p_ == s_:
-        raise ValueError(f"for the query {query!r} both rules pick {TOKENS[p_]!r}: there is no blend to undo")
-    w = blend_weights(alpha)[token_index(query)]
-    v = blend_values()
-    m = (w[p_] * v[p_] + w[s_] * v[s_]) / (w[p_] + w[s_])  # [2 d_k]
-    pm = params()
-    cols = np.r_[tuple(slice(head_index(h) * D_K, (head_index(h) + 1) * D_K) for h in _PAIR)]
-    reads = np.concatenate([pm.w_k[:, cols], pm.w_v[:, cols]], axis=1)  # [d_model, 4 d_k]
-    x = inputs()
-    for j in (p_, s_):
-        target = np.concatenate([np.zeros(2 * D_K), m - v[j]])
-        dx = np.linalg.lstsq(reads.T, target, rcond=None)[0]
-        if not np.allclose(dx @ reads, target, atol=1e-9):
-            raise ValueError("no input row gives these keys and values: the two heads read too little of it")
-        x[j] += dx
-    return x

@@ -10,7 +10,7 @@ from matplotlib.text import Text
 from figures import registry
 from figures.draw import decimals
 from figures.style import narrow
-from mha_ref import mha_trace, multi_head_attention_loop, toy
+from mha_ref import mha_trace, multi_head_attention_loop, one_head, toy
 
 IT = toy.token_index("it")
 AND, RAN = toy.token_index("and"), toy.token_index("ran")
@@ -38,7 +38,7 @@ def cols(i: int) -> slice:
 def test_each_step_is_the_attention_formula_and_agrees_with_the_batched_block(head):
     """Recomputed here from the inputs and the head's columns of W_Q, W_K, W_V; then against the
     batched trace and the per-head loop, which worked_example does not read."""
-    i, w = toy.head_index(head), toy.worked_example("it", head)
+    i, w = toy.head_index(head), one_head.worked_example("it", head)
     x, p, t = toy.inputs(), toy.params(), toy.trace()
     b_q = p.b_q[cols(i)]
     assert np.allclose(w.x, x[IT]) and np.allclose(w.w_q, p.w_q[:, cols(i)]) and np.allclose(w.b_q, b_q)
@@ -66,20 +66,20 @@ def test_each_frame_ends_in_the_numbers_concat_slots_places_for_that_head(lang, 
     plt.close("all")
     assert slots_drawn == [f"{v:.2f}" for v in concat]
     for i, head in enumerate(toy.HEADS):
-        out = toy.worked_example("it", head).out
+        out = one_head.worked_example("it", head).out
         assert np.allclose(out, concat[cols(i)], rtol=0, atol=1e-12)
         texts = drawn("worked-example", i, lang, thin)
         assert [texts[f"output-{c}"] for c in range(toy.D_K)] == slots_drawn[cols(i)]
 
 
 def test_only_the_rare_token_head_has_a_query_bias():
-    biased = [h for h in toy.HEADS if np.any(toy.worked_example("it", h).b_q != 0)]
+    biased = [h for h in toy.HEADS if np.any(one_head.worked_example("it", h).b_q != 0)]
     assert biased == ["rare"]
     assert toy.params().b_k is None and toy.params().b_v is None  # keys and values have none at all
 
 
 def test_the_position_head_lifts_and_well_above_the_rest_and_gets_nearly_all_the_weight():
-    w = toy.worked_example("it", "position")
+    w = one_head.worked_example("it", "position")
     order = np.argsort(w.scores)[::-1]
     assert order[0] == AND
     assert w.scores[AND] - w.scores[order[1]] > 3  # e^3: twenty times the next key's weight
@@ -87,7 +87,7 @@ def test_the_position_head_lifts_and_well_above_the_rest_and_gets_nearly_all_the
 
 
 def test_the_diffuse_heads_output_is_close_to_the_plain_average_of_its_values():
-    w = toy.worked_example("it", "diffuse")
+    w = one_head.worked_example("it", "diffuse")
     assert np.ptp(w.dots) < 0.1 and np.abs(w.weights - 1 / toy.N).max() < 0.01
     assert np.abs(w.out - w.v.mean(axis=0)).max() < 0.02 * np.ptp(w.v, axis=0).min()
 
@@ -97,7 +97,7 @@ def test_the_table_keeps_one_decimal_more_than_the_figure_and_holds_every_step()
     texts = drawn("worked-example", 0)
     assert all(len(texts[f"output-{c}"].split(".")[1]) == 2 for c in range(toy.D_K))
     for i, head in enumerate(toy.HEADS):
-        w = toy.worked_example("it", head)
+        w = one_head.worked_example("it", head)
         mine = [r for r in rows if r[0].startswith(f"head {i + 1} ")]
         numbers = [[float(c) for c in r[2:] if c] for r in mine]
         assert all(len(c.split(".")[1]) == 3 for r in mine for c in r[2:] if c)
@@ -113,15 +113,15 @@ def test_the_one_heads_output_is_the_blended_weights_times_both_heads_values():
     t = toy.trace()
     a = toy.blend_weights(MID)[IT]
     v = np.concatenate([t.v[toy.head_index("position")], t.v[toy.head_index("syntax")]], axis=1)
-    assert np.allclose(toy.blend_values(), v)
-    assert np.allclose(toy.blend_output(MID), sum(a[j] * v[j] for j in range(toy.N)), rtol=0, atol=1e-12)
+    assert np.allclose(one_head.blend_values(), v)
+    assert np.allclose(one_head.blend_output(MID), sum(a[j] * v[j] for j in range(toy.N)), rtol=0, atol=1e-12)
     # a v_and + b v_ran plus a little of the other words: both weights real, the rest small
     assert a[AND] > 0.4 and a[RAN] > 0.4 and 0 < 1 - a[AND] - a[RAN] < 0.15
 
 
 def test_the_two_heads_slots_are_each_heads_own_output():
-    mine = toy.two_head_output()
-    own = np.concatenate([toy.worked_example("it", "position").out, toy.worked_example("it", "syntax").out])
+    mine = one_head.two_head_output()
+    own = np.concatenate([one_head.worked_example("it", "position").out, one_head.worked_example("it", "syntax").out])
     assert np.allclose(mine, own, rtol=0, atol=1e-12)
     assert np.allclose(mine, toy.trace().concat[IT, :2 * toy.D_K], rtol=0, atol=1e-12)
 
@@ -129,15 +129,15 @@ def test_the_two_heads_slots_are_each_heads_own_output():
 def test_the_two_heads_keep_and_and_ran_in_separate_slots():
     """Slots of the position head: mostly `and`'s value (weight above 0.9); of the syntax head:
     `ran`'s value, all but unchanged (equal at the figure's two decimals)."""
-    v, out, w = toy.blend_values(), toy.two_head_output(), toy.trace().weights
-    assert toy.rule_answers("it") == ("and", "ran")
+    v, out, w = one_head.blend_values(), one_head.two_head_output(), toy.trace().weights
+    assert one_head.rule_answers("it") == ("and", "ran")
     assert w[toy.head_index("position")][IT, AND] > 0.9
     assert np.abs(out[:toy.D_K] - v[AND, :toy.D_K]).max() < 0.1
     assert np.abs(out[toy.D_K:] - v[RAN, toy.D_K:]).max() < 0.005
 
 
 def test_twin_inputs_give_the_one_head_the_same_output_and_the_two_heads_another():
-    x, twin = toy.inputs(), toy.blend_twin_inputs(MID)
+    x, twin = toy.inputs(), one_head.blend_twin_inputs(MID)
     changed = np.flatnonzero(np.abs(twin - x).max(axis=1) > 0)
     assert list(changed) == [AND, RAN]  # only the two answers' input rows
     t, t2 = toy.trace(), mha_trace(twin, toy.params(), toy.H)
@@ -146,12 +146,12 @@ def test_twin_inputs_give_the_one_head_the_same_output_and_the_two_heads_another
         assert np.allclose(t2.k[i], t.k[i], rtol=0, atol=1e-12) and np.allclose(t2.q[i][IT], t.q[i][IT])
         assert np.allclose(t2.weights[i][IT], t.weights[i][IT], rtol=0, atol=1e-12)
     a = toy.blend_weights(MID)[IT]
-    v, v2 = toy.blend_values(), toy.blend_values(twin)
+    v, v2 = one_head.blend_values(), one_head.blend_values(twin)
     m = (a[AND] * v[AND] + a[RAN] * v[RAN]) / (a[AND] + a[RAN])
     assert np.allclose(v2[AND], m) and np.allclose(v2[RAN], m)  # ... but both answers now carry m
     assert np.abs(v[AND] - v[RAN]).max() > 1  # where the sentence's two values differ
-    assert np.allclose(toy.blend_output(MID, x=twin), toy.blend_output(MID), rtol=0, atol=1e-12)
-    moved = np.abs(toy.two_head_output(x=twin) - toy.two_head_output())
+    assert np.allclose(one_head.blend_output(MID, x=twin), one_head.blend_output(MID), rtol=0, atol=1e-12)
+    moved = np.abs(one_head.two_head_output(x=twin) - one_head.two_head_output())
     assert moved[:toy.D_K].max() > 0.5 and moved[toy.D_K:].max() > 0.5  # both pairs of slots change
 
 
@@ -159,11 +159,11 @@ def test_twin_inputs_give_the_one_head_the_same_output_and_the_two_heads_another
 @pytest.mark.parametrize("thin", [False, True], ids=["wide", "narrow"])
 def test_output_blend_draws_mha_refs_numbers_and_marks_only_the_one_head_equal(lang, thin):
     texts = drawn("output-blend", None, lang, thin)
-    twin = toy.blend_twin_inputs(MID)
+    twin = one_head.blend_twin_inputs(MID)
     for panel, x in (("sentence", None), ("twin", twin)):
-        v = toy.blend_values(x)
+        v = one_head.blend_values(x)
         for row, numbers in (("first-answer", v[AND]), ("second-answer", v[RAN]),
-                             ("two-heads", toy.two_head_output("it", x)), ("one-head", toy.blend_output(MID, "it", x))):
+                             ("two-heads", one_head.two_head_output("it", x)), ("one-head", one_head.blend_output(MID, "it", x))):
             assert [texts[f"{panel}-{row}-{c}"] for c in range(2 * toy.D_K)] == [decimals(n) for n in numbers]
     assert [texts[f"compare-{row}"] for row in ("first-answer", "second-answer", "two-heads", "one-head")] == \
         ["≠", "≠", "≠", "="]
