@@ -1,9 +1,10 @@
-"""python -m figures --out DIR [--lang zh,en] [--only ID ...] [--format svg,png,pdf] [--no-cache]
+"""python -m figures --out DIR [--lang zh,en] [--only ID ...] [--format svg,png,pdf,csv] [--no-cache]
 
 Writes every frame of the chosen figures to DIR/<lang>/<path>, the same paths as on the site, and
 for a figure with several frames one zip of them all per format (<id>-frames-<format>.zip): the
 same bytes as the site's downloads, each file carrying its attribution (figures/export.py).
 Frames are drawn on every core, or read from the figure cache the site build shares (.cache/figures/).
+The format csv writes, for each chosen figure that has one, its data table (<id>.csv): nothing drawn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from . import export, registry
 from .cache import ENV, from_env
 from .render import FigureError, plan, render_files
 from .style import FORMATS, LANGS, plural
+
+TABLE = "csv"  # not a drawing: the figure's data table (export.data_csv)
 
 
 def _unique(items: list[str] | None) -> list[str] | None:
@@ -63,16 +66,17 @@ def main(argv=None) -> int:
     p.add_argument("--lang", default="zh,en", type=lambda s: _list(s, LANGS, "language"),
                    help="comma-separated languages (default zh,en)")
     p.add_argument("--only", nargs="+", metavar="ID", help=f"figure ids (default: all): {' '.join(registry.ORDER)}")
-    p.add_argument("--format", default="svg", type=lambda s: _list(s, FORMATS, "format"),
-                   help="comma-separated formats (default svg): svg,png,pdf")
+    p.add_argument("--format", default="svg", type=lambda s: _list(s, (*FORMATS, TABLE), "format"),
+                   help="comma-separated formats (default svg): svg,png,pdf, and csv for the data tables")
     p.add_argument("--no-cache", action="store_true",
                    help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
     p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
     p.add_argument("--traceback", action="store_true", help="after a figure's one-line error, its traceback")
     args = p.parse_args(argv)
     args.only = _unique(args.only)
+    drawn_formats = [f for f in args.format if f != TABLE]
     try:
-        total = len(plan(args.only)) * len(args.lang) * len(args.format)
+        total = len(plan(args.only)) * len(args.lang) * len(drawn_formats)
     except KeyError as e:
         p.error(e.args[0])
     except FigureError as e:  # a figure that fails to import, in its CONTROL say
@@ -98,8 +102,10 @@ def main(argv=None) -> int:
             yield r
 
     try:
-        rendered = render_files(args.lang, args.only, args.format, None if args.no_cache else from_env(), args.jobs)
-        export.write_all(counted(rendered), export.site_numbers(), write)
+        if drawn_formats:
+            rendered = render_files(args.lang, args.only, drawn_formats, None if args.no_cache else from_env(), args.jobs)
+            export.write_all(counted(rendered), export.site_numbers(), write)
+        tables = export.write_tables(args.lang, args.only or registry.ORDER, write) if TABLE in args.format else 0
     except FigureError as e:
         bar.close()
         return _failed(e, args.traceback)
@@ -109,8 +115,13 @@ def main(argv=None) -> int:
         return 1
     bar.close()
     drawn = counts["drawn"]
+    csv = f"{plural(tables, 'data table')} (CSV)"
+    if not drawn_formats:
+        print(f"wrote {csv} to {args.out}", file=sys.stderr)
+        return 0
     print(f"wrote {plural(total, 'file')} to {args.out} ({drawn} drawn, {total - drawn} from the cache)"
-          f" and {plural(counts['zips'], 'zip')} of all frames", file=sys.stderr)
+          f" and {plural(counts['zips'], 'zip')} of all frames" + (f", and {csv}" if TABLE in args.format else ""),
+          file=sys.stderr)
     return 0
 
 

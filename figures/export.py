@@ -9,11 +9,16 @@ millisecond; a PDF save alone takes about 0.2 s).
 
 All frames of a figure come as one zip per format: every frame stays a file of its own, with its
 own attribution, ready for `\\includegraphics` or a slide, and nothing is drawn a second time.
+
+A figure with data(lang) also comes as `<id>.csv`: the table folded under it on the page, for a
+spreadsheet. It holds the table and nothing else (a line of attribution would be a row the reader
+has to delete before computing with it); the page it is linked from carries the credit.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
 import io
 import os
 import re
@@ -184,6 +189,59 @@ def svg_size(head: bytes) -> tuple[int, int]:
 def zip_path(fig_id: str, fmt: str) -> str:
     """Where a figure's all-frames zip lives below the figures folder, beside its frames' folder."""
     return f"{fig_id}-frames-{fmt}.zip"
+
+
+def csv_path(fig_id: str) -> str:
+    """Where a figure's data table lives below the figures folder, beside its frames."""
+    return f"{fig_id}.csv"
+
+
+class DataTableError(ValueError):
+    """A figure's data() gave a table of the wrong shape."""
+
+
+@lru_cache(maxsize=None)  # the CSV and the page's table are the same table: computed once per build
+def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]] | None:
+    """(column heads, rows) of the figure's data(lang), the numbers it draws; None if it has no
+    data(). Every row must be as wide as the heads."""
+    data = getattr(registry.get(fig_id), "data", None)
+    if data is None:
+        return None
+    head, rows = data(lang)
+    if not rows or any(len(r) != len(head) for r in rows):
+        raise DataTableError(f"figure {fig_id}: data() must give rows of {len(head)} cells")
+    return tuple(head), tuple(tuple(r) for r in rows)
+
+
+def data_csv(fig_id: str, lang: str) -> bytes | None:
+    """The figure's data table as CSV, or None if it has none: UTF-8 behind a byte-order mark
+    (without one, Excel reads a UTF-8 file in the system's code page and garbles Chinese), rows
+    ended by CR LF and fields quoted only where needed (RFC 4180)."""
+    table = data_table(fig_id, lang)
+    if table is None:
+        return None
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\r\n").writerows([table[0], *table[1]])
+    return ("\ufeff" + text.getvalue()).encode("utf-8")
+
+
+def write_tables(langs, fig_ids, write, keep_going: bool = False) -> int:
+    """Each chosen figure's data table as CSV, in each language: `write(lang, path, bytes)` as in
+    write_all. A figure whose data() fails raises FigureError, or with `keep_going` (mkdocs serve)
+    is left out. Returns how many files were written."""
+    written = 0
+    for lang in langs:
+        for fig_id in fig_ids:
+            try:
+                data = data_csv(fig_id, lang)
+            except Exception as e:
+                if keep_going:
+                    continue
+                raise registry.FigureError.caught(e, fig_id, lang, None, "give its data table") from e
+            if data is not None:
+                write(lang, csv_path(fig_id), data)
+                written += 1
+    return written
 
 
 def write_all(results, numbers: dict, write) -> None:

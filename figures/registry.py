@@ -18,10 +18,12 @@ ORDER = (
     "blend-rows",
     "blend-slider",
     "peak-dip",
+    "output-blend",
     # section 2: slicing the width
     "width-slices",
     "what-a-head-reads",
     "projection-columns",
+    "worked-example",
     # section 3: heads side by side
     "two-heads-full-strength",
     "four-heads",
@@ -76,7 +78,7 @@ class FigureError(RuntimeError):
 
     @property
     def headline(self) -> str:
-        frame = f"frame {self.slug}" if self.slug else "every frame" if self.stage == "import" else "its one frame"
+        frame = f"frame {self.slug}" if self.slug else "its one frame" if self.stage == "draw" else "every frame"
         return f"figure {self.fig_id!r} ({self.lang or 'every language'}, {frame}) failed to {self.stage}: {self.error}"
 
     def at(self, lang: str, slug: str | None = None) -> FigureError:

@@ -1,6 +1,6 @@
 """mha_ref: the numpy reference implementation behind every number and figure of the site."""
 
-from . import costs, expressiveness, models, quantities, roles, scale, toy
+from . import costs, expressiveness, models, one_head, quantities, roles, scale, toy
 from .attention import (
     MHAParams,
     MHATrace,
@@ -19,5 +19,5 @@ __all__ = [
     "BLOCK_STEPS", "FlowShapes", "MHAParams", "MHATrace", "TensorShape", "attention", "block_shapes", "costs",
     "expressiveness", "flow_shapes",
     "init_params", "merge_heads", "mha_trace", "models", "multi_head_attention",
-    "multi_head_attention_loop", "quantities", "roles", "scale", "softmax", "split_heads", "toy",
+    "multi_head_attention_loop", "one_head", "quantities", "roles", "scale", "softmax", "split_heads", "toy",
 ]

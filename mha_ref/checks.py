@@ -184,3 +184,11 @@ def mask(m, shape: tuple[int, ...]) -> np.ndarray:
         rows = sorted({int(i) for i in np.argwhere(empty)[:, -1]})
         raise ValueError(f"the mask allows no key for query row(s) {rows}: softmax would be undefined")
     return m
+
+
+def matrix(m, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A real, finite array of exactly `shape` (a table of value vectors, say)."""
+    m = _array(m, name)
+    if m.shape != shape:
+        raise ValueError(f"{name} has shape {m.shape}, expected {shape}")
+    return m

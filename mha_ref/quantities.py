@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import causal, costs, expressiveness, models, reshape, roles, scale, toy
+from . import causal, costs, expressiveness, models, one_head, reshape, roles, scale, toy
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
 
@@ -219,6 +219,9 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "planes.sharp_min_top_dot": lambda: float(min(toy.head_plane(h).dots.max(axis=-1).min()
                                                   for h in ("position", "syntax", "rare"))),
     "maps.blend_split_peak": lambda: float(toy.blend_weights(0.5)[[toy.token_index(t) for t in ("cat", "it", "ran")]].max()),
+    # what blending costs in the output (helper "worked", issue 11)
+    "blend.mid_ratio": lambda: float(toy.blend_ratios()[_MID]),
+    "blend.out_width": lambda: one_head.blend_values().shape[-1],
 }
 
 

@@ -152,7 +152,7 @@ def token_index(token: str) -> int:
         raise ValueError(f"unknown token {token!r}; the sentence is {' '.join(TOKENS)}") from None
 
 
-def _blend_qk(alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _blend_qk(alpha: float, t=None) -> tuple[np.ndarray, np.ndarray]:
     """q, k [n, d_model] of ONE head asked to follow both the position and the syntax rule.
 
     The head has the full width d_model = 8. Its W_Q holds the position head's query block scaled
@@ -163,7 +163,7 @@ def _blend_qk(alpha: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"the blend ratio must lie in [0, 1], got {alpha}")
-    t = trace()
+    t = trace() if t is None else t  # another trace: the same block run on other inputs
     g = (D_MODEL / D_K) ** 0.25
     pos, syn = head_index("position"), head_index("syntax")
     q = np.zeros((N, D_MODEL))
@@ -173,9 +173,10 @@ def _blend_qk(alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def blend_weights(alpha: float) -> np.ndarray:
-    """[n, n] weights of the blended head (see _blend_qk) at ratio alpha."""
-    q, k = _blend_qk(alpha)
+def blend_weights(alpha: float, t=None) -> np.ndarray:
+    """[n, n] weights of the blended head (see _blend_qk) at ratio alpha; from the trace t of the
+    same block run on other inputs, if given."""
+    q, k = _blend_qk(alpha, t)
     _, w = attention(q, k, np.eye(N))
     return w
 
@@ -367,3 +368,4 @@ def contributions(w_o_mix: float, query: str = "it", slots=slice(0, D_K)) -> np.
     w_o = params(w_o_mix).w_o
     row = t.concat[token_index(query)]
     return np.stack([row[i * D_K:(i + 1) * D_K] @ w_o[i * D_K:(i + 1) * D_K, slots] for i in range(H)])
+

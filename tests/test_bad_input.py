@@ -13,7 +13,7 @@ import pytest
 
 from figures.__main__ import main as figures_cli
 
-from mha_ref import costs, quantities, toy
+from mha_ref import costs, one_head, quantities, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -324,6 +324,37 @@ def test_token_index_unknown_token():
 def test_head_index_unknown_head():
     with pytest.raises(ValueError, match=r"unknown head 'induction'"):
         toy.head_index("induction")
+
+
+@pytest.mark.parametrize("query, head, message", [("dog", "position", r"unknown token 'dog'"),
+                                                  ("it", "induction", r"unknown head 'induction'"),
+                                                  (4, "position", r"unknown token 4")])
+def test_worked_example_refuses_an_unknown_query_or_head(query, head, message):
+    with pytest.raises(ValueError, match=message):
+        one_head.worked_example(query, head)
+
+
+@pytest.mark.parametrize("x, error, message", [
+    (np.zeros((5, 8)), ValueError, r"x has shape \(5, 8\), expected \(6, 8\)"),
+    (np.full((6, 8), np.nan), ValueError, r"x contains non-finite values"),
+    ([["a"] * 8] * 6, TypeError, r"x must be a real numeric array"),
+])
+@pytest.mark.parametrize("compute", [lambda x: one_head.blend_output(0.5, "it", x), lambda x: one_head.two_head_output("it", x),
+                                     one_head.blend_values], ids=["blend_output", "two_head_output", "blend_values"])
+def test_the_output_blend_functions_refuse_inputs_of_another_shape(compute, x, error, message):
+    with pytest.raises(error, match=message):
+        compute(x)
+
+
+def test_blend_output_refuses_a_ratio_outside_the_unit_interval():
+    with pytest.raises(ValueError, match=r"the blend ratio must lie in \[0, 1\], got 1\.5"):
+        one_head.blend_output(1.5)
+
+
+def test_blend_twin_inputs_refuses_a_query_whose_two_rules_agree():
+    assert one_head.rule_answers("ate") == ("cat", "cat")
+    with pytest.raises(ValueError, match=r"for the query 'ate' both rules pick 'cat': there is no blend to undo"):
+        one_head.blend_twin_inputs(0.5, "ate")
 
 
 def test_quantities_unknown_name():

@@ -14,7 +14,7 @@ from pathlib import Path
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
-from figures import export
+from figures import export, registry
 from figures.cache import from_env
 from figures.render import FigureError, fill_cache, render_files
 from figures.site import cards, numbering
@@ -54,6 +54,7 @@ try:
         filled = fill_cache(cache, LANGS, formats=formats, keep_going=show)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
     export.write_all(written(rendered, drawn, counts), numbers, write)
+    counts["files"] += export.write_tables((lang,), registry.ORDER, write, keep_going=show)
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
 log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "

@@ -57,12 +57,12 @@ FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "data": "图中的数据（表格）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+    "zh": {"figure": "图 {}", "data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"figure": "Figure {}", "data": "The numbers in this figure (a table)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+    "en": {"figure": "Figure {}", "data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
@@ -303,22 +303,26 @@ def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = Fa
     return "".join(out)
 
 
-def data_html(mod, lang: str) -> str:
+def data_html(mod, lang: str, csv_href: str | None = None) -> str:
     """The numbers a figure draws, every frame's, as a table folded under it: a way in for a
     screen reader, and numbers a lecturer can copy. Only for a figure module with data(lang),
-    which gives (column heads, rows of cell texts); computed by mha_ref like the drawing."""
-    data = getattr(mod, "data", None)
-    if data is None:
+    which gives (column heads, rows of cell texts); computed by mha_ref like the drawing. With
+    `csv_href`, the fold ends in a link to the same table as a CSV file (export.data_csv)."""
+    if getattr(mod, "data", None) is None:
         return ""
-    head, rows = data(lang)
-    if not rows or any(len(r) != len(head) for r in rows):
-        raise MarkupError(f"figure {mod.__name__}: data() must give rows of {len(head)} cells")
+    fig_id = mod.__name__.removeprefix("figures.").replace("_", "-")
+    try:
+        head, rows = export.data_table(fig_id, lang)
+    except export.DataTableError as e:
+        raise MarkupError(str(e)) from e
     cell = html.escape
+    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download>{WORDS[lang]["csv"]}</a></p>\n'
+            if csv_href else "")
     # a bare <table>: Material's script wraps it to scroll sideways, as it does the page's own tables
     return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n<table>\n<thead><tr>'
             + "".join(f'<th scope="col">{cell(h)}</th>' for h in head) + "</tr></thead>\n<tbody>\n"
             + "\n".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
-            + "\n</tbody></table>\n</details>\n")
+            + "\n</tbody></table>\n" + link + "</details>\n")
 
 
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
@@ -378,7 +382,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
         + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
-        + data_html(mod, lang)
+        + data_html(mod, lang, _link(url, export.csv_path(fig_id)))
         + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
