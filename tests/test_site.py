@@ -293,11 +293,11 @@ def test_our_own_script_and_style_reach_nothing_outside(site):
         assert not _absolute_urls((site / "assets" / name).read_text(encoding="utf-8"))
 
 
-def test_nav_order_home_sections_reference_gallery_references():
+def test_nav_order_home_sections_reference_glossary_gallery_references():
     assert _config()["nav"] == [
         "index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
         "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
-        "reference.md", "gallery.md", "references.md",
+        "reference.md", "glossary.md", "gallery.md", "references.md",
     ]
 
 
