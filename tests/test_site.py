@@ -213,11 +213,13 @@ def test_formulas_render_as_mathml_without_a_script(site):
     assert raw == []
 
 
-def _index_words(site, lang: str) -> tuple[dict, set[str]]:
-    """A language's search index (figures/site/language.py splits them) and the words it holds."""
+def _index_words(site, lang: str, but: str = "//") -> tuple[dict, set[str]]:
+    """A language's search index (figures/site/language.py splits them) and the words it holds,
+    leaving out the pages whose location starts with `but`."""
     index = json.loads((site / ("" if lang == "zh" else f"{lang}/") / "search/search_index.json").read_text(encoding="utf-8"))
     sep = re.compile(index["config"]["separator"])
-    return index, set().union(*(sep.split(d["title"] + " " + d["text"].lower()) for d in index["docs"]))
+    return index, set().union(*(sep.split(d["title"] + " " + d["text"].lower()) for d in index["docs"]
+                                if not d["location"].startswith(but)))
 
 
 def test_each_language_searches_its_own_pages_with_chinese_and_english_words(site):
@@ -227,7 +229,10 @@ def test_each_language_searches_its_own_pages_with_chinese_and_english_words(sit
         assert {"zh", "en"} <= set(index["config"]["lang"])
     assert {"注意力", "投影", "查询"} <= zh_words  # jieba cut the Chinese into words
     assert {"attention", "projections", "heads"} <= en_words
-    assert "注意力" not in en_words and "projections" not in zh_words  # each index one language
+    # each index one language; the glossary alone names every term in both, to search by either
+    assert "注意力" not in _index_words(site, "en", but="glossary/")[1]
+    assert "projections" not in _index_words(site, "zh", but="glossary/")[1]
+    assert "注意力" in en_words and "projection" in zh_words
     # every page of its language, located from that language's root
     pages = {p.name.removesuffix(".zh.md") for p in ZH_PAGES}
     for index in (zh_index, en_index):
@@ -293,11 +298,11 @@ def test_our_own_script_and_style_reach_nothing_outside(site):
         assert not _absolute_urls((site / "assets" / name).read_text(encoding="utf-8"))
 
 
-def test_nav_order_home_sections_reference_gallery_references():
+def test_nav_order_home_sections_reference_glossary_gallery_references():
     assert _config()["nav"] == [
         "index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
         "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
-        "reference.md", "gallery.md", "references.md",
+        "reference.md", "glossary.md", "gallery.md", "references.md",
     ]
 
 

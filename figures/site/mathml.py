@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 from latex2mathml.converter import convert
 
@@ -32,12 +33,25 @@ def to_mathml(page_html: str, where: str = "") -> str:
 
 
 INLINE_TEX = re.compile(r"\\\((.*?)\\\)")
+TEXT = re.compile(r"\\(?:text|mathrm)\{([^}]*)\}")
+COMMAND = re.compile(r"\\([a-zA-Z]+)")
+
+
+def _greek(m: re.Match) -> str:
+    """`\\alpha` as α; any other command is left as typed."""
+    try:
+        return unicodedata.lookup(f"GREEK SMALL LETTER {m[1].upper()}")
+    except KeyError:
+        return m[0]
 
 
 def toc_title(title: str) -> str:
     """A heading's title as the table of contents prints it (plain text: no MathML there): each
-    inline formula without its delimiters, `\\(h\\)` as `h`."""
-    return INLINE_TEX.sub(lambda m: html.unescape(m[1]).strip(), title)
+    inline formula without its delimiters, `\\(h\\)` as `h`, `\\(d_\\text{model}\\)` as `d_model`,
+    `\\(\\alpha\\)` as `α`."""
+    def plain(m: re.Match) -> str:
+        return COMMAND.sub(_greek, TEXT.sub(r"\1", html.unescape(m[1]).strip()))
+    return INLINE_TEX.sub(plain, title)
 
 
 def plain_toc(toc) -> None:
