@@ -58,15 +58,11 @@ def ship(site_dir: Path) -> None:
 
 
 def _assets(site_dir: Path, folder: str, pattern: str) -> list[Path]:
+    """Material's files `pattern` (the name carries a content hash) in a built site; at least one."""
     found = sorted((site_dir / "assets" / folder).glob(pattern))
     if not found:
         raise MaterialChanged(f"no Material {pattern} under {site_dir}/assets/{folder}")
     return found
-
-
-def palette_stylesheets(site_dir: Path) -> list[Path]:
-    """Material's palette stylesheet(s) in a built site (the name carries a content hash)."""
-    return sorted((site_dir / "assets" / "stylesheets").glob("palette.*.min.css"))
 
 
 def without_switching_rule(site_dir: Path) -> int:
@@ -74,11 +70,8 @@ def without_switching_rule(site_dir: Path) -> int:
     rules taken out (0 when a build already took it out). Raises MaterialChanged when there is no
     palette stylesheet, or one names the mark in a rule this does not recognise (a Material
     release that changed it: look again)."""
-    sheets = palette_stylesheets(site_dir)
-    if not sheets:
-        raise MaterialChanged(f"no Material palette stylesheet under {site_dir}/assets/stylesheets")
     removed = 0
-    for sheet in sheets:
+    for sheet in _assets(site_dir, "stylesheets", "palette.*.min.css"):
         css = sheet.read_text(encoding="utf-8")
         found = [rule for rule in RULE.finditer(css) if _is_switching_rule(sheet, rule)]
         for rule in reversed(found):
