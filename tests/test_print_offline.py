@@ -29,6 +29,9 @@ def printed(request, browser, served):
     page = browser.new_page(viewport={"width": A4_CONTENT_PX, "height": 1000})
     page.goto(served + request.param, wait_until="networkidle")
     page.emulate_media(media="print")
+    # mha-figures.js fetches the frames the slider kept back when print media starts to match (an
+    # event that comes after emulate_media returns); make them eager only once they have a src.
+    page.wait_for_function("() => !document.querySelector('img[data-src]:not([src])')")
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_load_state("networkidle")
     page.wait_for_function("() => [...document.images].every(i => i.complete)")
