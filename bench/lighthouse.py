@@ -151,6 +151,10 @@ def table(rows: list[dict]) -> str:
 def run(site: Path, reports: Path | None, only: list[str] | None = None, runs: int = 1) -> list[dict]:
     """The summary of every page of `site` (or of the URL paths `only`), served locally: of `runs`
     runs a page, the one of median performance (its full report saved under `reports`)."""
+    known = {url for _, _, url in pages(site)}
+    unknown = sorted(set(only or ()) - known)
+    if unknown:  # a typo would otherwise measure nothing and say nothing
+        raise SystemExit(f"bench.lighthouse: no such page: {', '.join(unknown)} (a URL path, e.g. /en/gallery/)")
     cli = install_lighthouse()
     server = serve(site)
     base = f"http://127.0.0.1:{server.server_address[1]}"
