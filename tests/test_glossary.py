@@ -40,6 +40,7 @@ ALIASES = {
     "dependency": {"zh": ["依存"], "en": [r"dependenc(?:y|ies)"]},
     "pruning": {"zh": ["剪掉"], "en": [r"prun(?:e|es|ed)"]},
     "mask": {"en": [r"mask(?:ed|ing)"]},
+    "kv-cache": {"en": [r"key/value\s+caches?", r"KV\s+caches?"]},
 }
 # A name that is also an everyday word: the senses that are not the term. In Chinese, 头 ends
 # 开头, 回头, 两头, 从头 and 大头 (the larger share) and 箭头; 值 is part of 数值, 取值, 均值,
@@ -111,7 +112,8 @@ def _pattern(name: str, lang: str) -> str:
     if lang == "zh":
         return "|".join(re.escape(n) for n in names)
     words = [r"\s+".join(re.escape(w) for w in n.split()) for n in names]
-    return "|".join(w[:-1] + "(?:y|ies)" if w.endswith("y") else w + "(?:s|es)?" for w in words)
+    # a consonant's y makes -ies (dependency, dependencies); a vowel's takes -s (key, keys)
+    return "|".join(w[:-1] + "(?:y|ies)" if re.search(r"[^aeiou]y$", w) else w + "(?:s|es)?" for w in words)
 
 
 def term_patterns(lang: str) -> dict[str, re.Pattern]:
