@@ -20,7 +20,7 @@ from .sources import ROOT, Sources
 DEFAULT_DIR = ROOT / ".cache" / "figures"
 OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
 ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns the cache off; a path moves it
-KEEP = 2000  # files kept after pruning: about eight full builds of both languages
+KEEP = 6000  # files kept after pruning: a build of both languages uses about 1,750 (issue 11's figures)
 
 
 _FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
@@ -37,6 +37,7 @@ def from_env() -> FigureCache | None:
 class FigureCache:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
+        self.opened = time.time()  # files used or written since then belong to this build: prune keeps them
 
     def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
         key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
@@ -90,7 +91,9 @@ class FigureCache:
             raise
 
     def prune(self, keep: int = KEEP) -> None:
-        """Forget all but the `keep` most recently used files, and old temporary files left by a kill."""
+        """Forget all but the `keep` most recently used files, and old temporary files left by a kill.
+        A file this cache has used or written is never forgotten: a build larger than `keep` would
+        otherwise evict its own frames and draw them again next time."""
         if not self.folder.is_dir():
             return
         files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file()]
@@ -98,5 +101,6 @@ class FigureCache:
             if p.name.startswith(".tmp-") and mtime < time.time() - 3600:  # not a build running now
                 p.unlink(missing_ok=True)
         files = sorted((f for f in files if not f[0].name.startswith(".tmp-")), key=lambda f: f[1])
-        for p, _ in files[:max(len(files) - keep, 0)]:
+        older = [f for f in files if f[1] < self.opened - 1]  # a second's slack for coarse file times
+        for p, _ in older[:max(len(files) - keep, 0)]:
             p.unlink(missing_ok=True)

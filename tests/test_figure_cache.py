@@ -130,6 +130,21 @@ def test_prune_keeps_the_most_recently_used(tmp_path):
     assert sorted(p for p in paths if p.exists()) == sorted([paths[0], paths[4]])
 
 
+def test_prune_never_forgets_what_this_build_used(tmp_path):
+    # a build that uses more files than the cache keeps (issue 11's figures made one use 1,750 of
+    # 2,000): its own frames stay, and only files from before it go
+    old = FigureCache(tmp_path)
+    stale = old.path("stale", "en", None, "svg")
+    old.put(stale, b"x")
+    os.utime(stale, (0, 0))
+    cache = FigureCache(tmp_path)
+    paths = [cache.path(str(i), "en", None, "svg") for i in range(5)]
+    for path in paths:
+        cache.put(path, b"x")
+    cache.prune(keep=2)
+    assert all(p.exists() for p in paths) and not stale.exists()
+
+
 def test_a_frame_is_keyed_by_language_frame_and_format(tmp_path):
     cache = FigureCache(tmp_path)
     keys = {cache.path("d", lang, slug, fmt) for lang in ("zh", "en") for slug in (None, "h1")
