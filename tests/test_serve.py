@@ -54,8 +54,8 @@ def test_serve_reloads_edited_modules(checkout, warm_cache):
         costs = checkout / "mha_ref/costs.py"
         costs.write_text(costs.read_text() + (
             "\n_exact = param_count\n"
-            "def param_count(d_model, h, *, bias=True):\n"
-            "    return _exact(d_model, h, bias=bias) + 1\n"))
+            "def param_count(d_model, h, **options):\n"  # bias=, kv_heads=: whatever the callers pass
+            "    return _exact(d_model, h, **options) + 1\n"))
         _wait_for(base, "2,362,369", seconds=300)  # a full rebuild: every figure reads mha_ref
         _wait_for(base + "en/", "2,362,369")
         # an edit to a figure module: the served figure is redrawn
