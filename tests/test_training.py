@@ -1,0 +1,376 @@
+"""Training (mha_ref.train) and the language it trains on (mha_ref.corpus): deterministic weights,
+the disk cache of trained weights, Adam by hand, and the facts about the sentences that the model
+and the head measures (mha_ref.trained) rely on."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mha_ref import corpus, roles, train
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = train.TrainConfig(d_model=8, h=2, train_sentences=200, held_out=20, steps=30, batch=16)
+# A fresh process trains (or loads, with train.train refused) SMALL and prints a sha256 of every
+# array's name, dtype, shape and bytes.
+FINGERPRINT = f'''
+import hashlib, sys
+from mha_ref import train
+if "--load-only" in sys.argv:
+    def refuse(config):
+        raise AssertionError("train.train was called: the weights were not loaded from the cache")
+    train.train = refuse
+t = train.trained(train.{SMALL!r})
+h = hashlib.sha256()
+for name, a in sorted(train._arrays(t).items()):
+    h.update(f"{{name}} {{a.dtype}} {{a.shape}}".encode() + a.tobytes())
+print(h.hexdigest())
+'''
+
+
+def fingerprint(t: train.Trained) -> str:
+    """The sha256 FINGERPRINT prints, computed in this process."""
+    import hashlib
+    h = hashlib.sha256()
+    for name, a in sorted(train._arrays(t).items()):
+        h.update(f"{name} {a.dtype} {a.shape}".encode() + a.tobytes())
+    return h.hexdigest()
+
+
+def fresh_process(cache: str, *args: str) -> subprocess.Popen:
+    """FINGERPRINT in a new Python process with MHA_FIGURE_CACHE=cache, started, not waited for."""
+    env = dict(os.environ, **{train.CACHE_ENV: cache})
+    return subprocess.Popen([sys.executable, "-c", FINGERPRINT, *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def output(p: subprocess.Popen) -> str:
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err[-3000:]
+    return out.strip()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty cache folder of this test's own, and no trained weights kept in memory."""
+    monkeypatch.setenv(train.CACHE_ENV, str(tmp_path))
+    train._trained.cache_clear()
+    yield tmp_path / "trained"
+    train._trained.cache_clear()  # nothing trained here may be handed to a later test
+
+
+def kept_files(folder: Path) -> list[str]:
+    """The files of the cache folder but its lock."""
+    return sorted(p.name for p in folder.iterdir() if p.name != ".lock")
+
+
+# --------------------------------------------------------------------------------------------
+# deterministic training
+# --------------------------------------------------------------------------------------------
+
+def test_two_cold_trains_in_two_processes_give_the_same_bytes():
+    runs = [fresh_process("0") for _ in range(2)]  # MHA_FIGURE_CACHE=0: nothing read or written
+    first, second = (output(p) for p in runs)
+    assert len(first) == 64
+    assert first == second
+
+
+# --------------------------------------------------------------------------------------------
+# the disk cache
+# --------------------------------------------------------------------------------------------
+
+def test_trained_writes_one_file_then_loads_it_without_training(cache, monkeypatch):
+    t = train.trained(SMALL)
+    assert kept_files(cache) == [f"{train.code_digest(SMALL)}.npz"]
+    assert train.trained(SMALL) is t  # the same process keeps it in memory
+    # a new process loads the file and never trains
+    assert output(fresh_process(str(cache.parent), "--load-only")) == fingerprint(t)
+    # and so does this one once its memory is cleared
+    train._trained.cache_clear()
+
+    def refuse(config):
+        raise AssertionError("train.train was called: the weights were not loaded from the cache")
+
+    monkeypatch.setattr(train, "train", refuse)
+    loaded = train.trained(SMALL)
+    assert loaded is not t
+    assert loaded.config == SMALL and loaded.model.h == t.model.h
+    for a, b in zip([*t.model.arrays(), t.losses], [*loaded.model.arrays(), loaded.losses], strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    assert loaded.model.mha._fields == t.model.mha._fields
+    assert [a is None for a in loaded.model.mha] == [a is None for a in t.model.mha]
+    assert kept_files(cache) == [f"{train.code_digest(SMALL)}.npz"]  # nothing written the second time
+
+
+def test_an_interrupted_save_leaves_no_file_under_the_real_name(cache, monkeypatch):
+    real_savez = np.savez
+
+    def half_written(f, **arrays):  # some bytes reach the disk, then the write fails
+        f.write(b"PK\x03\x04 half a zip")
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(np, "savez", half_written)
+    with pytest.raises(OSError, match="no space left"):
+        train.trained(SMALL)
+    assert kept_files(cache) == []  # neither the .npz nor the temporary file
+    # the next call trains again and saves whole
+    monkeypatch.setattr(np, "savez", real_savez)
+    t = train.trained(SMALL)
+    name = f"{train.code_digest(SMALL)}.npz"
+    assert kept_files(cache) == [name]
+    np.testing.assert_array_equal(train.load(cache / name, SMALL).model.embed, t.model.embed)
+
+
+@pytest.mark.parametrize("value", ["0", "off", "No", " false "])
+def test_the_cache_can_be_switched_off(value, monkeypatch):
+    monkeypatch.setenv(train.CACHE_ENV, value)
+    assert train.cache_folder() is None
+
+
+def test_the_cache_folder_follows_the_figure_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(train.CACHE_ENV, str(tmp_path))
+    assert train.cache_folder() == tmp_path / "trained"
+    monkeypatch.delenv(train.CACHE_ENV)
+    assert train.cache_folder() == ROOT / ".cache" / "figures" / "trained"
+
+
+# --------------------------------------------------------------------------------------------
+# the code digest: code counts, comments and docstrings do not
+# --------------------------------------------------------------------------------------------
+
+SOURCE = '''"""A module."""
+
+import math
+
+
+def f(x):
+    """Twice x, scaled."""
+    return 2 * x / math.sqrt(3)
+
+
+class C:
+    """A class."""
+
+    def g(self):
+        """Nothing to say."""
+        return 1
+'''
+EXPLAINED = '''"""A module, explained at more length.
+
+Over two lines.
+"""
+
+import math  # for sqrt
+
+
+def f(x):
+    """Twice x, scaled by 1 / sqrt(3): the text of a docstring can change freely."""
+    # a comment of its own line
+    return 2 * x / math.sqrt(3)  # and one after the code
+
+
+class C:
+
+    def g(self):
+        return 1
+'''
+
+
+def test_code_text_ignores_comments_docstrings_and_blank_lines():
+    assert train._code_text(EXPLAINED) == train._code_text(SOURCE)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("2 * x", "3 * x"),  # a number
+    ("math.sqrt(3)", "math.sqrt(2)"),
+    ("return 1", "return 1.0"),  # the same value, another type: the weights could differ
+    ('"""Twice x, scaled."""\n    return', '"""Twice x, scaled."""\n    x = x\n    return'),
+    ("import math", "import math as math"),
+])
+def test_code_text_changes_when_the_code_changes(old, new):
+    assert old in SOURCE
+    assert train._code_text(SOURCE.replace(old, new)) != train._code_text(SOURCE)
+
+
+def test_a_string_that_is_not_a_docstring_counts():
+    edited = SOURCE.replace("return 1\n", 'return 1\n        "not a docstring: after the return"\n')
+    assert train._code_text(edited) != train._code_text(SOURCE)
+
+
+def test_code_digest_reads_every_module_that_decides_the_weights(tmp_path, monkeypatch):
+    # A copy of the modules, and code_digest pointed at it (it finds them beside train.py).
+    copy = tmp_path / "mha_ref"
+    copy.mkdir()
+    for name in train.CODE:
+        shutil.copy(ROOT / "mha_ref" / f"{name}.py", copy / f"{name}.py")
+    real = train.code_digest(SMALL)
+    monkeypatch.setattr(train, "__file__", str(copy / "train.py"))
+    assert train.code_digest(SMALL) == real
+    for name in train.CODE:
+        path = copy / f"{name}.py"
+        text = path.read_text(encoding="utf-8")
+        # a comment and a function's docstring edited: the same digest
+        explained = text.replace("import numpy as np\n", "import numpy as np  # arrays\n# why, at length\n", 1)
+        assert explained != text, name
+        path.write_text(explained, encoding="utf-8")
+        assert train.code_digest(SMALL) == real, f"a comment in {name}.py changed the digest"
+        # a line of code added: another digest
+        path.write_text(explained + "\nEDITED = 1\n", encoding="utf-8")
+        assert train.code_digest(SMALL) != real, f"a code edit to {name}.py left the digest as it was"
+        path.write_text(text, encoding="utf-8")
+    assert train.code_digest(SMALL) == real
+
+
+def test_code_digest_changes_with_the_configuration():
+    digests = {train.code_digest(c) for c in (SMALL, SMALL._replace(seed=3), SMALL._replace(steps=31), train.CONFIG)}
+    assert len(digests) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Adam, by hand
+# --------------------------------------------------------------------------------------------
+
+def test_adam_two_steps_by_hand():
+    a = np.array([1.0, -2.0])
+    opt = train.Adam([a], learning_rate=0.1)  # beta1 0.9, beta2 0.999, eps 1e-8
+    g1, g2 = np.array([0.5, -4.0]), np.array([1.0, 2.0])
+    eps = 1e-8
+    # step 1: m = 0.1 g1 and v = 0.001 g1^2; corrected by 1 - 0.9 and 1 - 0.999 they are g1 and
+    # g1^2, so each entry moves by 0.1 against its gradient's sign (less a hair for eps)
+    opt.step([g1])
+    expected_1 = [1.0 - 0.1 * 0.5 / (0.5 + eps), -2.0 + 0.1 * 4.0 / (4.0 + eps)]
+    np.testing.assert_allclose(a, expected_1, rtol=1e-15)
+    np.testing.assert_allclose(a, [0.9, -1.9], atol=1e-8)
+    # step 2: m = 0.9 m + 0.1 g2 = [0.045 + 0.1, -0.36 + 0.2], v = 0.999 v + 0.001 g2^2
+    #        = [0.00024975 + 0.001, 0.015984 + 0.004]; bias corrections 1 - 0.81 and 1 - 0.998001
+    opt.step([g2])
+    m = [0.145, -0.16]
+    v = [0.00124975, 0.019984]
+    expected_2 = [expected_1[i] - 0.1 * (m[i] / 0.19) / (math.sqrt(v[i] / 0.001999) + eps) for i in range(2)]
+    np.testing.assert_allclose(a, expected_2, rtol=1e-12)
+    np.testing.assert_allclose(a, [0.9 - 0.0965181, -1.9 + 0.0266337], atol=1e-7)
+    assert opt.arrays[0] is a and opt.t == 2  # updated in place: the model's own arrays move
+
+
+def test_adam_moves_every_array_of_a_model():
+    from mha_ref import tinymodel
+    model = tinymodel.init(tinymodel.Config(8, 2), seed=0)
+    before = [a.copy() for a in model.arrays()]
+    opt = train.Adam(model.arrays(), 0.01)
+    _, grads = tinymodel.loss_and_grads(model, corpus.batch(corpus.sentences(4, 1)))
+    opt.step(grads.arrays())
+    moved = [float(np.abs(a - b).max()) for a, b in zip(model.arrays(), before)]
+    # Adam's first step moves every entry with a gradient by about the learning rate; b_k's
+    # gradient is zero but for rounding (softmax ignores a constant added to a row), about 1e-18,
+    # which eps = 1e-8 keeps to a step of about 1e-12
+    b_k = next(i for i, a in enumerate(model.arrays()) if a is model.mha.b_k)
+    for i, step in enumerate(moved):
+        assert step < 1e-9 if i == b_k else 0.009 < step <= 0.01 + 1e-12, (i, step)
+
+
+# --------------------------------------------------------------------------------------------
+# the language: facts the model and the head measures rely on
+# --------------------------------------------------------------------------------------------
+
+SENTENCES = corpus.sentences(2000, 0)
+
+
+def test_sentences_are_drawn_from_their_seed():
+    assert corpus.sentences(50, 0) == SENTENCES[:50]
+    assert corpus.sentences(50, 1) != SENTENCES[:50]
+
+
+def test_every_word_is_in_the_vocabulary_and_every_sentence_fits():
+    assert len(set(corpus.VOCAB)) == len(corpus.VOCAB)
+    assert max(len(s.words) for s in SENTENCES) <= corpus.MAX_LEN
+    for s in SENTENCES:
+        assert s.words[0] == corpus.BOS and corpus.BOS not in s.words[1:] and corpus.PAD not in s.words
+        assert set(s.words) <= set(corpus.VOCAB)
+
+
+def test_one_rare_word_per_sentence_where_the_sentence_says():
+    for s in SENTENCES:
+        assert [i for i, w in enumerate(s.words) if w in corpus.RARE] == [s.rare], s.words
+
+
+def test_the_pronoun_stands_for_the_subject_which_occurs_once():
+    for s in SENTENCES:
+        assert s.words[s.pronoun] == corpus.IT and s.words.count(corpus.IT) == 1, s.words
+        assert s.words[s.subject] in corpus.NOUNS, s.words
+        assert s.words.count(s.words[s.subject]) == 1, s.words  # no other word is the subject noun
+        assert s.subject < s.verbs[0] < s.pronoun < s.verbs[1], s
+        assert s.words[s.verbs[0]] in corpus.VERBS_T and s.words[s.verbs[1]] in corpus.VERBS_T + corpus.VERBS_I
+        assert s.nsubj(s.verbs[0]) == s.subject and s.nsubj(s.verbs[1]) == s.pronoun
+
+
+def _assert_rare_is_rarest(items):
+    frequencies = corpus.frequencies(items)
+    for s in items:
+        rare = s.words[s.rare]
+        assert roles.rarest_token(s.words, frequencies) == rare, s.words
+        # strictly: no tie that "the first on a tie" would settle
+        assert all(frequencies[w] > frequencies[rare] for w in s.words if w != rare), s.words
+
+
+def test_the_rare_word_is_each_sentences_least_frequent_word():
+    _assert_rare_is_rarest(SENTENCES)
+
+
+def test_the_rare_word_is_the_rarest_in_the_trained_models_data():
+    # mha_ref.trained counts frequencies over train.CONFIG's training sentences and measures heads
+    # on its held-out ones: the rare word must be the rarest there too.
+    training, held_out = train.data(train.CONFIG)
+    _assert_rare_is_rarest(training)
+    frequencies = corpus.frequencies(training)
+    for s in held_out:
+        assert roles.rarest_token(s.words, frequencies) == s.words[s.rare], s.words
+
+
+def documented_answers(s: corpus.Sentence) -> dict[str, list[int]]:
+    """Each question's answers over MAX_LEN positions, as Batch's field comments describe them."""
+    ids = [corpus.INDEX[w] for w in s.words]
+    n, pad = len(ids), [corpus.IGNORE] * (corpus.MAX_LEN - len(ids))
+    return {
+        "previous": [corpus.IGNORE] + ids[:-1] + pad,  # "IGNORE at the first token"
+        "next": ids[1:] + [corpus.IGNORE] + pad,  # "IGNORE at the last token"
+        "subject": [corpus.IGNORE] + [ids[s.subject]] * (n - 1) + pad,  # "at every word (not at <s>)"
+        "rare": [ids[s.rare]] * n + pad,  # "at every token"
+    }
+
+
+def test_batch_tokens_and_keys():
+    items = SENTENCES[:200]
+    b = corpus.batch(items)
+    assert b.tokens.shape == (len(items), corpus.MAX_LEN)
+    for row, s in zip(b.tokens, items):
+        n = len(s.words)
+        assert [corpus.VOCAB[i] for i in row[:n]] == list(s.words)
+        assert np.all(row[n:] == corpus.INDEX[corpus.PAD])
+    keys = b.keys
+    assert keys.shape == (len(items), corpus.MAX_LEN, corpus.MAX_LEN) and keys.dtype == bool
+    real = b.tokens != corpus.INDEX[corpus.PAD]
+    assert np.array_equal(keys, np.broadcast_to(real[:, None, :], keys.shape))  # every query, real keys
+    assert keys.any(axis=-1).all()  # every row, padding's too, keeps a key: softmax is defined
+
+
+@pytest.mark.parametrize("question", corpus.QUESTIONS)
+def test_batch_answers_are_ignore_exactly_where_documented(question):
+    items = SENTENCES[:200]
+    b = corpus.batch(items)
+    assert len(b.answers) == len(corpus.QUESTIONS)
+    got = b.answers[corpus.QUESTIONS.index(question)]
+    assert got is getattr(b, question)
+    expected = np.array([documented_answers(s)[question] for s in items])
+    for i, s in enumerate(items):
+        assert got[i].tolist() == expected[i].tolist(), (
+            f"{question}, sentence {i} {' '.join(s.words)}: IGNORE (-1) expected at "
+            f"{np.flatnonzero(expected[i] == corpus.IGNORE).tolist()}, found at "
+            f"{np.flatnonzero(got[i] == corpus.IGNORE).tolist()}")
