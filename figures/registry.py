@@ -36,6 +36,10 @@ ORDER = (
     "syntax-walk",
     "head-ablation",
     "pruning-evidence",
+    "trained-maps",
+    "trained-roles",
+    "trained-position-vs-rare",
+    "trained-pruning",
     # section 5: concatenate, then mix
     "concat-slots",
     "head-outputs",

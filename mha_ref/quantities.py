@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import causal, costs, expressiveness, models, one_head, reshape, roles, scale, toy
+from . import causal, corpus, costs, expressiveness, models, one_head, reshape, roles, scale, toy, train, trained
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
 
@@ -366,6 +366,53 @@ EXERCISES: dict[str, Callable[[], float | int]] = {
     "ex.causal.rare_it_cat": _causal_weight("rare", "it", "cat"),
 }
 QUANTITIES.update(EXERCISES)
+
+
+def _trained_quantities() -> dict[str, Callable[[], float | int]]:
+    """The model trained in mha_ref/train.py, its heads measured (trained.py): issue 12's numbers."""
+    cfg = train.CONFIG
+    q: dict[str, Callable[[], float | int]] = {
+        "trained.d_model": lambda: cfg.d_model,
+        "trained.h": lambda: cfg.h,
+        "trained.d_k": lambda: cfg.d_model // cfg.h,
+        "trained.steps": lambda: cfg.steps,
+        "trained.batch": lambda: cfg.batch,
+        "trained.seed": lambda: cfg.seed,
+        "trained.train_sentences": lambda: cfg.train_sentences,
+        "trained.held_out": lambda: cfg.held_out,
+        "trained.vocab": lambda: len(corpus.VOCAB) - 1,  # the padding is no word
+        "trained.rare_words": lambda: len(corpus.RARE),
+        "trained.queries": lambda: trained.heads()[0].queries,
+        "trained.syntactic_head": lambda: trained.with_role("syntactic")[0],
+        "trained.rare_head": lambda: trained.with_role("rare")[0],
+        "trained.roles_emerged": lambda: len(trained.roles_emerged()),
+        "trained.prev_head": lambda: trained.neighbour_head(-1).head,
+        "trained.next_head": lambda: trained.neighbour_head(1).head,
+        "trained.prev_head.offset_pct": lambda: 100 * trained.neighbour_head(-1).offset_share,
+        "trained.next_head.offset_pct": lambda: 100 * trained.neighbour_head(1).offset_share,
+        "trained.prev_head.first_word_pct": lambda: 100 * trained.share_at_first_word(trained.neighbour_head(-1).head, -1),
+        "trained.prev_head.past_first_pct": lambda: 100 * trained.share_past_first_word(trained.neighbour_head(-1).head, -1),
+        "trained.syntactic_head.antecedent_pct": lambda: 100 * trained.heads()[trained.with_role("syntactic")[0]].relation_share["antecedent"],
+        "trained.syntactic_head.subject_pct": lambda: 100 * trained.subject_share(trained.with_role("syntactic")[0]),
+        "trained.syntactic_head.confidence": lambda: trained.heads()[trained.with_role("syntactic")[0]].confidence,
+        "trained.rare_head.rare_pct": lambda: 100 * trained.heads()[trained.with_role("rare")[0]].rare_share,
+        "trained.rare_head.confidence": lambda: trained.heads()[trained.with_role("rare")[0]].confidence,
+        "trained.antecedent.best_offset": lambda: trained.best_fixed_offset("antecedent")[0],
+        "trained.antecedent.best_offset_pct": lambda: 100 * trained.best_fixed_offset("antecedent")[1],
+        "trained.nsubj.best_offset_pct": lambda: 100 * trained.best_fixed_offset("nsubj")[1],
+        "trained.syntax_margin_pct": lambda: 100 * trained.SYNTAX_MARGIN,
+        "trained.prune.first": lambda: trained.pruning()[1].removed,
+        "trained.prune.last": lambda: trained.pruning()[-1].removed,
+        "trained.prune.full_loss": lambda: trained.pruning()[0].loss,
+        "trained.prune.one_gone_loss": lambda: trained.pruning()[1].loss,
+        "trained.prune.one_gone_subject_pct": lambda: 100 * trained.pruning()[1].accuracy["subject"],
+        "trained.prune.last_alone_rare_pct": lambda: 100 * trained.pruning()[-2].accuracy["rare"],
+        "trained.prune.none_loss": lambda: trained.pruning()[-1].loss,
+    }
+    return q
+
+
+QUANTITIES.update(_trained_quantities())
 
 
 class UnknownValue(KeyError):

@@ -1,0 +1,83 @@
+"""trained-maps: a trained head's weights on a held-out sentence, beside the hand-built head it resembles.
+
+One frame per head of the model trained in mha_ref/train.py. Left: the head's n x n map on the first
+held-out sentence (a row per query, a column per key); right: the running example's head built for
+the same role (trained.partner), on its own six tokens, on the same shade scale.
+"""
+
+from __future__ import annotations
+
+from mha_ref import toy, trained
+
+from .attention_maps import NORM, SHADES
+from .control import Control
+from .style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure, pick
+
+SENTENCE = 0  # the held-out sentence every frame shows
+
+
+def _role_text(head: trained.TrainedHead, lang: str) -> str:
+    names = {"positional": ("位置", "positional"), "syntactic": ("句法", "syntactic"), "rare": ("稀有词", "rare-word")}
+    if not head.roles:
+        return pick(lang, "未达任何角色的门槛", "meets no role's bar")
+    return pick(lang, "、".join(names[r][0] for r in head.roles) + "角色",
+                " and ".join(names[r][1] for r in head.roles) + " role")
+
+
+def _heads() -> tuple[int, ...]:
+    return tuple(h.head for h in trained.heads())
+
+
+CONTROL = Control(
+    label_zh="训练出的头", label_en="trained head", values=tuple(range(trained.train.CONFIG.h)), start=0,
+    slug=lambda h: f"head{h}", value_label=lambda h, lang: pick(lang, f"头 {h}", f"head {h}"),
+)
+CAPTION_ZH = (
+    "左边是训练出的模型里一个头在一句留出句子上的完整权重表（每行一个查询，每列一个键，每行加起来等于一），"
+    "右边是前几页手工搭的那个做同类事情的头。{{ screen \"拖动滑块换一个头\" print \"每一格是一个头\" }}："
+    "头 {{ value trained.syntactic_head }} 从几乎每个词都看向句首的主语名词，"
+    "头 {{ value trained.rare_head }} 整列落在稀有词上，另外两个头大多看紧挨着的前一个或后一个词。"
+)
+CAPTION_EN = (
+    "Left, one head of the trained model on a held-out sentence: its whole table of weights (a row "
+    "per query, a column per key, every row summing to one). Right, the hand-built head of the earlier "
+    "pages that does the same kind of thing. {{ screen \"Drag the slider to change heads\" print \"One "
+    "frame per head\" }}: head {{ value trained.syntactic_head }} looks from almost every word at the "
+    "subject noun that opens the sentence, head {{ value trained.rare_head }} fills the rare word's "
+    "column, and the other two mostly look at the word just before or just after."
+)
+
+
+def data(lang: str):
+    """Every weight of every trained head on the sentence shown."""
+    words = trained.tokens(SENTENCE)
+    w = trained.weights(SENTENCE)
+    rows = [[pick(lang, f"头 {h}", f"head {h}"), f"{q} {words[q]}", *(f"{v:.2f}" for v in w[h, q])]
+            for h in _heads() for q in range(len(words))]
+    return [pick(lang, "头", "head"), pick(lang, "查询", "query"), *(f"{k} {t}" for k, t in enumerate(words))], rows
+
+
+def _map(ax, weights, ticks, title: str, colour: str) -> None:
+    ax.imshow(weights, cmap=SHADES, norm=NORM, interpolation="nearest")
+    n = len(ticks)
+    ax.set_xticks(range(n), ticks, rotation=90, fontsize=8.5)
+    ax.set_yticks(range(n), ticks, fontsize=8.5)
+    ax.tick_params(length=0, labeltop=True, labelbottom=False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(title, loc="left", fontsize=9.5, color=colour)
+
+
+def draw(lang: str, value=None):
+    head = trained.heads()[CONTROL.start if value is None else value]
+    narrow = is_narrow()
+    fig, (left, right) = new_figure(8.4 if narrow else 4.4, nrows=2 if narrow else 1, ncols=1 if narrow else 2,
+                                    **({} if narrow else {"width_ratios": (1.7, 1)}))
+    words = trained.tokens(SENTENCE)
+    partner = trained.partner(head)
+    _map(left, trained.weights(SENTENCE)[head.head], words,
+         pick(lang, f"训练出的头 {head.head}：{_role_text(head, lang)}", f"trained head {head.head}: {_role_text(head, lang)}"),
+         INK)
+    _map(right, toy.trace().weights[toy.head_index(partner)], toy.TOKENS,
+         pick(lang, f"手工搭的{HEAD_NAMES[partner][0]}", f"hand-built {HEAD_NAMES[partner][1]}"), HEAD_COLOURS[partner])
+    return fig
