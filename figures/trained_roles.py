@@ -69,7 +69,7 @@ def data(lang: str):
 def draw(lang: str, value=None):
     heads = trained.heads()
     narrow = is_narrow()
-    fig, ax = new_figure(4.6 if narrow else 3.6)
+    fig, ax = new_figure(4.0 if narrow else 3.6)
     width = 0.2
     bar = bars()
     for k, m in enumerate(MEASURES):
@@ -81,6 +81,6 @@ def draw(lang: str, value=None):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(pick(lang, "查询所占比例", "share of queries"))
     ax.grid(axis="y", color="#e6e6e6", lw=0.8, zorder=0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28 if narrow else -0.22), ncol=2, fontsize=8.5, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2 if narrow else -0.22), ncol=2, fontsize=8.5, frameon=False)
     ax.set_title(pick(lang, "短横线：该项的角色门槛", "short line: that measure's role bar"), loc="left", fontsize=9, color=MUTED)
     return fig
