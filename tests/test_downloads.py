@@ -161,3 +161,29 @@ def test_a_files_title_is_plain_words_in_its_print_wording(lang):
         a = export.attribution(frames(fig_id)[0], lang, numbers.get(fig_id))
         assert not re.search(r"\{\{|\}\}|[`*$\\]|\]\(", a.title), a.title
         assert not re.search(r"slider|滑块|拖", a.title), a.title
+
+
+@pytest.mark.parametrize("lang", LANG_DIRS)
+def test_a_long_source_list_is_folded_under_its_count(site, lang):
+    """A figure whose drawing reaches more than PROVENANCE_FOLD mha_ref functions (the trained
+    figures reach the whole training code) shows its module, then the functions folded under their
+    count; no link sits inside the fold's summary; a short list stays one line."""
+    from figures.site import markup
+    doc = soup(site / LANG_DIRS[lang] / "what-trained-heads-do" / "index.html")
+    folded = 0
+    for box in doc.select("figure.mha-figure"):
+        fig_id = box["id"].removeprefix("fig-")
+        functions = export.provenance(fig_id)[1:]
+        prov = box.select_one(".mha-provenance")
+        links = prov.select("a")
+        assert [a.get_text() for a in links[1:]] == [f.label.removeprefix("mha_ref.") for f in functions]
+        fold = prov.select_one("details.mha-provenance-fold")
+        if len(functions) > markup.PROVENANCE_FOLD:
+            folded += 1
+            assert fold is not None and not fold.summary.select("a"), fig_id
+            assert re.search(rf"\b{len(functions)}\b", fold.summary.get_text()), fold.summary
+            assert len(fold.select("a")) == len(functions)
+            assert prov.has_attr("data-search-exclude")
+        else:
+            assert fold is None, fig_id
+    assert folded >= 4  # the four trained figures

@@ -257,15 +257,27 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, fig
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
 
 
+PROVENANCE_FOLD = 12  # more mha_ref functions than this are folded under a count
+
+
 def provenance_html(fig_id: str, lang: str) -> str:
-    """Links to the code the figure is drawn from, at this version: its module, then the mha_ref functions."""
+    """Links to the code the figure is drawn from, at this version: its module, then the mha_ref
+    functions. A long list (a trained figure reaches the whole training code) is folded under its
+    count, so that it does not stand as a wall of links between the figure and the text; the fold's
+    summary holds no link (a control inside a control)."""
     words = WORDS[lang]
     own, *functions = export.provenance(fig_id)
     link = lambda s, text: f'<a href="{html.escape(s.url)}"><code>{html.escape(text)}</code></a>'  # noqa: E731
     semicolon, comma = ("；", "、") if lang == "zh" else ("; ", ", ")
     body = f'{words["drawn_by"]} {link(own, own.label)}'
+    names = comma.join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
+    if len(functions) > PROVENANCE_FOLD:
+        count = f"{len(functions)} 个函数" if lang == "zh" else f"{len(functions)} functions"
+        return (f'<div class="mha-provenance" data-search-exclude><p>{words["provenance"]}{body}</p>'
+                f'<details class="mha-provenance-fold"><summary>{words["numbers_from"]} {count}</summary>'
+                f'<p>{names}</p></details></div>')
     if functions:
-        body += f'{semicolon}{words["numbers_from"]} ' + comma.join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
+        body += f'{semicolon}{words["numbers_from"]} ' + names
     return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
 
 
