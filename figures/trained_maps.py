@@ -49,12 +49,15 @@ CAPTION_EN = (
 
 
 def data(lang: str):
-    """Every weight of every trained head on the sentence shown."""
+    """Per query of the sentence shown, where each trained head puts its largest weight, and how
+    much: the table form of each row's strongest cell in the maps (every frame's, one column a head)."""
     words = trained.tokens(SENTENCE)
-    w = trained.weights(SENTENCE)
-    rows = [[pick(lang, f"头 {h}", f"head {h}"), f"{q} {words[q]}", *(f"{v:.2f}" for v in w[h, q])]
-            for h in _heads() for q in range(len(words))]
-    return [pick(lang, "头", "head"), pick(lang, "查询", "query"), *(f"{k} {t}" for k, t in enumerate(words))], rows
+    w = trained.weights(SENTENCE)  # [h, n, n]
+    top = w.argmax(axis=-1)  # [h, n]
+    rows = [[f"{q} {words[q]}", *(f"{top[h, q]} {words[top[h, q]]} ({w[h, q, top[h, q]]:.2f})" for h in _heads())]
+            for q in range(len(words))]
+    return [pick(lang, "查询", "query"), *(pick(lang, f"头 {h}：权重最大的键（权重）", f"head {h}: top key (weight)")
+                                          for h in _heads())], rows
 
 
 def _map(ax, weights, ticks, title: str, colour: str) -> None:

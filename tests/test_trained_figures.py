@@ -165,3 +165,16 @@ def test_the_corpus_shape_the_page_describes():
         assert sum(w in corpus.RARE for w in s.words) == 1
         assert s.words[s.pronoun] == corpus.IT
         assert s.subject == next(i for i, w in enumerate(s.words) if w in corpus.NOUNS)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_trained_maps_table_names_each_heads_top_key_and_its_weight(lang):
+    from figures import trained_maps
+    _, rows = trained_maps.data(lang)
+    w = trained.weights(trained_maps.SENTENCE)
+    words = trained.tokens(trained_maps.SENTENCE)
+    assert len(rows) == len(words)
+    for q, row in enumerate(rows):
+        for h, cell in enumerate(row[1:]):
+            k = int(w[h, q].argmax())
+            assert cell == f"{k} {words[k]} ({w[h, q, k]:.2f})"
