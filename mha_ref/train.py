@@ -77,12 +77,13 @@ class Adam:
             a -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
 
-def data(config: TrainConfig = CONFIG) -> tuple[list[corpus.Sentence], list[corpus.Sentence]]:
+@functools.lru_cache(maxsize=4)
+def data(config: TrainConfig = CONFIG) -> tuple[tuple[corpus.Sentence, ...], tuple[corpus.Sentence, ...]]:
     """(training sentences, held-out sentences): two streams of the same generator, never shared."""
     seeds = np.random.SeedSequence(config.seed).spawn(2)
     train_rng, held_rng = (np.random.default_rng(s) for s in seeds)
-    return ([corpus.sentence(train_rng) for _ in range(config.train_sentences)],
-            [corpus.sentence(held_rng) for _ in range(config.held_out)])
+    return (tuple(corpus.sentence(train_rng) for _ in range(config.train_sentences)),
+            tuple(corpus.sentence(held_rng) for _ in range(config.held_out)))
 
 
 def train(config: TrainConfig = CONFIG) -> Trained:
@@ -116,6 +117,7 @@ def _code_text(source: str) -> str:
     return ast.dump(tree)
 
 
+@functools.lru_cache(maxsize=4)  # a process reads the code it runs once; serve re-imports after an edit
 def code_digest(config: TrainConfig = CONFIG) -> str:
     """sha256 of what decides the weights: the code (without comments or docstrings), the config,
     numpy's and Python's versions."""

@@ -51,20 +51,36 @@ def model() -> tinymodel.Model:
     return train.trained().model
 
 
+@functools.lru_cache(maxsize=1)
+def _batch() -> corpus.Batch:
+    return corpus.batch(list(held_out()))
+
+
 def forward(head_outputs=None) -> tinymodel.Forward:
     """The trained model on all held-out sentences, padded to one batch."""
-    return tinymodel.forward(model(), corpus.batch(list(held_out())), head_outputs=head_outputs)
+    if head_outputs is None:
+        return _forward()
+    return tinymodel.forward(model(), _batch(), head_outputs=head_outputs)
 
 
 @functools.lru_cache(maxsize=1)
+def _forward() -> tinymodel.Forward:
+    return tinymodel.forward(model(), _batch())
+
+
 def _weights() -> np.ndarray:
-    return forward().weights
+    return _forward().weights
 
 
 def weights(sentence: int) -> np.ndarray:
     """[h, n, n] every head's weights in held-out sentence `sentence` (queries down, keys across)."""
     n = len(held_out()[sentence].words)
     return _weights()[sentence, :, :n, :n]
+
+
+@functools.lru_cache(maxsize=1)
+def _rarest() -> tuple[int, ...]:
+    return tuple(rarest(s) for s in held_out())
 
 
 def rarest(s: corpus.Sentence) -> int:
@@ -104,6 +120,7 @@ class TrainedHead(NamedTuple):
     roles: tuple[str, ...]
 
 
+@functools.lru_cache(maxsize=1)
 def _top_keys() -> list[np.ndarray]:
     """Per sentence, [h, n] the key each head's query weights most."""
     return [weights(i).argmax(axis=-1) for i in range(len(held_out()))]
@@ -126,7 +143,7 @@ def heads() -> tuple[TrainedHead, ...]:
         offsets = Counter(int(o) for t in tops for o in (t[h] - np.arange(len(t[h])))[1:])
         offset = min(offsets, key=lambda o: (-offsets[o], abs(o), o))
         n = len(conf)
-        rare = sum(int(np.sum(t[h][1:] == rarest(s))) for t, s in zip(tops, held_out()))
+        rare = sum(int(np.sum(t[h][1:] == r)) for t, r in zip(tops, _rarest()))
         rel = {r: float(np.mean([tops[i][h][q] == k for i, q, k in relation_pairs(r)])) for r in RELATIONS}
         shares = {"positional": offsets[offset] / n, "rare": rare / n}
         met = tuple(r for r in roles.ROLES if (syntactic(rel) if r == "syntactic"
@@ -143,9 +160,8 @@ class PruneStep(NamedTuple):
 
 
 def _evaluate(replaced: tuple[int, ...], means: np.ndarray) -> tuple[float, dict]:
-    b = corpus.batch(list(held_out()))
-    f = forward()
-    outs = f.heads.copy()
+    b = _batch()
+    outs = forward().heads.copy()
     for h in replaced:
         outs[:, h] = means[h]
     g = tinymodel.forward(model(), b, head_outputs=outs)
@@ -157,7 +173,7 @@ def _evaluate(replaced: tuple[int, ...], means: np.ndarray) -> tuple[float, dict
 def mean_outputs() -> np.ndarray:
     """[h, d_k] each head's output averaged over every real token of the held-out sentences."""
     f = forward()
-    real = corpus.batch(list(held_out())).tokens != corpus.INDEX[corpus.PAD]  # [batch, n]
+    real = _batch().tokens != corpus.INDEX[corpus.PAD]  # [batch, n]
     return np.stack([f.heads[:, h][real].mean(axis=0) for h in range(model().h)])
 
 
