@@ -129,6 +129,27 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
         pool.shutdown(cancel_futures=True)
 
 
+def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
+    """Start the slow shared work that the figures about to be drawn declare (a figure module's
+    PREPARE, a function of no arguments: training the page-4 model), each in a process of its own
+    beside the pool. Otherwise the first worker to need it does it while the others, needing it
+    too, wait for it. A PREPARE keeps what it computes where the workers look for it (the trained
+    weights' disk cache); a worker that gets there first computes it itself, and the PREPARE then
+    finds it done."""
+    if len(tasks) <= 1 or min(jobs or cores(), len(tasks)) <= 1:
+        return []
+    wanted = []
+    for frame, *_ in tasks:
+        fn = getattr(registry.get(frame.fig_id), "PREPARE", None)
+        if fn is not None and fn not in wanted:
+            wanted.append(fn)
+    context = _start_method()
+    started = [context.Process(target=fn, daemon=True) for fn in wanted]
+    for process in started:
+        process.start()
+    return started
+
+
 # Imported by a fork server before it forks the workers: third-party only, since our own modules
 # change under `mkdocs serve` and each worker must import them as they are now.
 PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
@@ -226,8 +247,11 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     found = [None if path is None else cache.failed(path) or cache.get(path) for path in paths]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
     fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
+    preparing = _prepare(fresh_tasks, jobs)
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
         yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache)
+    for process in preparing:
+        process.join()
     if cache is not None and None in found:
         cache.prune()
 
@@ -258,12 +282,15 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
+    preparing = _prepare(drawings, jobs)
     with closing(render_many(drawings, jobs, keep_going)) as drawn:
         for (task, path), data in zip(missing, _each_format(drawings, drawn)):
             if isinstance(data, FigureError):
                 cache.failed(path, data)
             else:
                 cache.put(path, data)
+    for process in preparing:
+        process.join()
     if missing:
         cache.prune()
     return len(drawings)

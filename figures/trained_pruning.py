@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from mha_ref import corpus, trained
+from mha_ref import corpus, train, trained
 
 from .style import INK, is_narrow, new_figure, pick
 
+PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
 CONTROL = None
 QUESTION_NAMES = {"previous": ("前一个词", "previous word"), "next": ("后一个词", "next word"),
                   "subject": ("主语", "subject"), "rare": ("稀有词", "rare word")}

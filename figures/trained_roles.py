@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from mha_ref import roles, trained
+from mha_ref import roles, train, trained
 
 from .style import INK, MUTED, is_narrow, new_figure, pick
 
+PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
 CONTROL = None
 MEASURES = ("offset", "rare", "antecedent", "nsubj")
 COLOURS = {"offset": "#0072B2", "rare": "#009E73", "antecedent": "#D55E00", "nsubj": "#CC79A7"}

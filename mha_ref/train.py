@@ -192,6 +192,14 @@ def _trained(config: TrainConfig, digest: str, folder: Path | None) -> Trained:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def prepare() -> None:
+    """Train now and keep the weights on disk, unless they are there already: what figures.render
+    runs in a process beside its pool before the trained figures are drawn (a figure's PREPARE).
+    With the disk cache off there is nothing to keep, and each process trains for itself."""
+    if cache_folder() is not None:
+        trained()
+
+
 def trained(config: TrainConfig = CONFIG) -> Trained:
     """The model trained with config: from the disk cache when this code trained it before."""
     return _trained(config, code_digest(config), cache_folder())

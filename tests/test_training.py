@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -378,3 +379,47 @@ def test_batch_answers_are_ignore_exactly_where_documented(question):
             f"{question}, sentence {i} {' '.join(s.words)}: IGNORE (-1) expected at "
             f"{np.flatnonzero(expected[i] == corpus.IGNORE).tolist()}, found at "
             f"{np.flatnonzero(got[i] == corpus.IGNORE).tolist()}")
+
+
+# training beside the figure pool ---------------------------------------------------------------------
+def _leave_a_mark():  # a PREPARE for the test below: runs in a process of its own
+    Path(os.environ["MHA_TEST_PREPARED"]).write_text("done", encoding="utf-8")
+
+
+def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, monkeypatch):
+    import types
+    from figures import registry, render
+    from figures.render import frames
+    mark = tmp_path / "mark"
+    monkeypatch.setenv("MHA_TEST_PREPARED", str(mark))
+    tasks = [(f, lang, ("svg",)) for lang in ("zh", "en") for f in frames("peak-dip") + frames("causal-mask")]
+    real_get = registry.get
+    fake = types.SimpleNamespace(PREPARE=_leave_a_mark)
+    monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "peak-dip" else real_get(fig_id))
+    started = render._prepare(tasks, jobs=2)
+    assert len(started) == 1  # one process for the one PREPARE, however many frames declare it
+    started[0].join(60)
+    assert mark.read_text(encoding="utf-8") == "done"
+    assert render._prepare(tasks, jobs=1) == []  # drawn one by one: nothing runs beside
+
+
+def test_the_trained_figures_train_beside_the_pool_and_every_render_path_asks(monkeypatch):
+    from figures import registry, render
+    for fig_id in ("trained-maps", "trained-roles", "trained-position-vs-rare", "trained-pruning"):
+        assert registry.get(fig_id).PREPARE is train.prepare
+    asked = []
+    monkeypatch.setattr(render, "_prepare", lambda tasks, jobs: asked.append(len(tasks)) or [])
+    list(render.render_files(["en"], ["trained-roles"], ("svg",), None, 1))
+    render.fill_cache(render.FigureCache(Path(tempfile.mkdtemp())), ["en"], ["trained-roles"], ("svg",), 1)
+    assert asked == [1, 1]
+
+
+def test_prepare_trains_only_with_a_disk_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("MHA_FIGURE_CACHE", "0")
+    monkeypatch.setattr(train, "trained", lambda *a: pytest.fail("trained with the cache off"))
+    train.prepare()
+    calls = []
+    monkeypatch.setenv("MHA_FIGURE_CACHE", str(tmp_path))
+    monkeypatch.setattr(train, "trained", lambda *a: calls.append(a))
+    train.prepare()
+    assert calls == [()]
