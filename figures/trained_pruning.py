@@ -20,13 +20,13 @@ QUESTION_NAMES = {"previous": ("前一个词", "previous word"), "next": ("后�
 COLOURS = {"previous": "#0072B2", "next": "#56B4E9", "subject": "#D55E00", "rare": "#009E73"}
 MARKERS = {"previous": "o", "next": "D", "subject": "^", "rare": "s"}
 CAPTION_ZH = (
-    "每一步把剩下的头里去掉后损失最小的那个换成它的平均输出。左：四个问题的交叉熵之和；右：每个问题答对的比例。"
+    "每一步把剩下的头里去掉后损失最小的那个换成它的平均输出。一张图是四个问题的交叉熵之和，另一张是每个问题答对的比例。"
     "第一个被去掉的是头 {{ value trained.prune.first }}，最后留下的是头 {{ value trained.prune.last }}。"
 )
 CAPTION_EN = (
     "At each step, of the heads still working, the one whose loss hurts least is replaced by its mean "
-    "output. Left: the four questions' cross-entropies, summed. Right: the share of each question "
-    "answered right. Head {{ value trained.prune.first }} goes first; head "
+    "output. One panel sums the four questions' cross-entropies; the other gives the share of each "
+    "question answered right. Head {{ value trained.prune.first }} goes first; head "
     "{{ value trained.prune.last }} is the last one left."
 )
 
