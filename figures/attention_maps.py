@@ -21,18 +21,18 @@ from .style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure, pick
 CONTROL = None
 MIDDLE = toy.BLEND_STEPS // 2  # the blend slider's middle stop, where the first page stops
 CAPTION_ZH = (
-    "四个头各自完整的 $n \\times n$ 权重表：每行是一个查询，每列是一个键，颜色越深权重越大，"
+    "四个头各自完整的 $n \\times n$ 权重表：每行是一个查询，每列是一个键，格子与页面底色反差越大，权重越大，"
     "每一行加起来都等于一（格子里的数保留两位小数，小到写出来只剩零的空着不写）。"
     "位置头是主对角线下方的一条斜线（第一行的 `the` 只能看自己），句法头按语法跳，"
-    "稀有词头整整一列都落在 `cat` 上，弥散头一片均匀的浅灰。最后一张是第一页那个被迫兼顾两条规则的单头，"
+    "稀有词头整整一列都落在 `cat` 上，弥散头一片均匀的淡色。最后一张是第一页那个被迫兼顾两条规则的单头，"
     "取混合比例的正中间一档：好几行的权重被两个词分走，哪个都没押中。"
 )
 CAPTION_EN = (
-    "Each head's whole $n \\times n$ table of weights: a row per query, a column per key, darker for "
-    "more weight, and every row sums to one (cells print two decimals; a cell that would print as "
+    "Each head's whole $n \\times n$ table of weights: a row per query, a column per key, standing out "
+    "more from the page for more weight, and every row sums to one (cells print two decimals; a cell that would print as "
     "zero is left blank). The position head is a diagonal one step below the main one (but for the "
     "first row: `the` looks at itself), the syntax head jumps with the grammar, the rare-token head "
-    "fills the whole `cat` column, and the diffuse head is an even pale grey. The last map is the "
+    "fills the whole `cat` column, and the diffuse head is an even, faint wash. The last map is the "
     "single head from the first page that must follow both rules, at the middle stop of its blend: "
     "several of its rows split their weight between two tokens and commit to neither."
 )

@@ -22,7 +22,7 @@ from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, is_narrow, new_figure, 
 
 CONTROL = query_control("it")
 CAPTION_ZH = (
-    "每个头的 $d_k = {{ value toy.d_k d }}$，它的查询和键就是同一个平面里的箭头。粗黑箭头是"
+    "每个头的 $d_k = {{ value toy.d_k d }}$，它的查询和键就是同一个平面里的箭头。粗箭头是"
     "{{ screen \"所选查询\" print \"每一帧那个查询\" }}，彩色细箭头是 {{ value toy.n }} 个键，加粗的那个得分最高。"
     "过它箭头尖、与查询垂直的虚线上，各点和查询的点积都一样；没有哪个键越过这条线，"
     "所以“哪个键胜出”就是“哪个键沿查询方向伸得最远”，和 softmax 之后权重最大的键是同一个。"
@@ -31,7 +31,7 @@ CAPTION_ZH = (
 )
 CAPTION_EN = (
     "Each head has $d_k = {{ value toy.d_k d }}$, so its queries and keys are arrows in one plane. "
-    "The thick black arrow is {{ screen \"the chosen query\" print \"each frame's query\" }}, the thin "
+    "The thick arrow is {{ screen \"the chosen query\" print \"each frame's query\" }}, the thin "
     "coloured ones are the {{ value toy.n }} keys, and the thick one among them scores highest. Along "
     "the dashed line through its tip, square to the query, every point has the same dot product with "
     "the query; no key lies beyond it. So the key that wins is the one reaching farthest along the "

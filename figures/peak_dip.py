@@ -16,14 +16,14 @@ from .style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure, pick
 
 CONTROL = None
 CAPTION_ZH = (
-    "同一个头的查询按比例混合位置信号与句法信号时，`it` 那一行的最高权重（黑线，圆点是{{ screen \"滑块的各档\" print \"逐帧图所取的那几档比例\" }}）。"
+    "同一个头的查询按比例混合位置信号与句法信号时，`it` 那一行的最高权重（粗线，圆点是{{ screen \"滑块的各档\" print \"逐帧图所取的那几档比例\" }}）。"
     "两端分别是 {{ value blend.peak_position .2f }} 和 {{ value blend.peak_syntax .2f }}；"
     "最低点在比例 {{ value blend.min_ratio .3f }} 处，只有 {{ value blend.min_peak .2f }}，"
     "正是 `and` 与 `ran` 打平的地方。对 `it` 这一行，最高点不是落在 `and` 上就是落在 `ran` 上；"
     "别的查询未必如此。"
 )
 CAPTION_EN = (
-    "The highest weight in the row for `it` (black; dots mark {{ screen \"the slider's stops\" print \"the ratios the blend figure draws as frames\" }}) as one head's query "
+    "The highest weight in the row for `it` (the thick line; dots mark {{ screen \"the slider's stops\" print \"the ratios the blend figure draws as frames\" }}) as one head's query "
     "slides from the position signal to the syntax signal: {{ value blend.peak_position .2f }} and "
     "{{ value blend.peak_syntax .2f }} at the two ends, lowest at ratio {{ value blend.min_ratio .3f }} "
     "with only {{ value blend.min_peak .2f }}, where `and` and `ran` tie. In this row the top "

@@ -30,7 +30,7 @@ CAPTION_ZH = (
     "上格只让这一推进入查询和键，权重变、值不变；下格只让它进入值，权重不变。颜色用对数刻度。"
     "第一帧是常见的误解；第二帧是实际算出来的：两张格子里没有一格是零，每个头都读到了全部输入；"
     "一个头的 $W^Q$、$W^K$ 块专门读哪几个数，它的权重就对哪几个数最敏感："
-    "稀有词头的键读的是 $x_6$，上格里它那一行最深的一格就在 $x_6$。"
+    "稀有词头的键读的是 $x_6$，上格里它那一行最醒目的一格就在 $x_6$。"
 )
 CAPTION_EN = (
     "Left: which of the token's {{ value toy.d_model }} input numbers reach each of the "
@@ -40,7 +40,7 @@ CAPTION_EN = (
     "Shades are on a log scale. The first frame is the common misreading; the second is computed: no "
     "cell of either grid is zero, so every head reads every input, and a head whose $W^Q$ and $W^K$ "
     "blocks are built to read certain numbers has weights that respond most to those: the rare-token "
-    "head's key reads $x_6$, and its darkest cell in the upper grid is $x_6$."
+    "head's key reads $x_6$, and its strongest cell in the upper grid is $x_6$."
 )
 
 RARITY = 6  # the input number that holds each token's rarity (toy.inputs), read by the rare head's key
