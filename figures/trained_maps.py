@@ -11,17 +11,16 @@ from mha_ref import toy, train, trained
 
 from .attention_maps import NORM, SHADES
 from .control import Control
+from .trained_roles import roles_text
 from .style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure, pick
 
 SENTENCE = 0  # the held-out sentence every frame shows
 
 
 def _role_text(head: trained.TrainedHead, lang: str) -> str:
-    names = {"positional": ("位置", "positional"), "syntactic": ("句法", "syntactic"), "rare": ("稀有词", "rare-word")}
     if not head.roles:
         return pick(lang, "未达任何角色的门槛", "meets no role's bar")
-    return pick(lang, "、".join(names[r][0] for r in head.roles) + "角色",
-                " and ".join(names[r][1] for r in head.roles) + " role")
+    return pick(lang, f"{roles_text(head, lang)}角色", f"{roles_text(head, lang)} role")
 
 
 def _heads() -> tuple[int, ...]:

@@ -53,15 +53,20 @@ def bars() -> dict[str, float]:
     return {"offset": roles.ROLE_BARS["positional"].share, "rare": roles.ROLE_BARS["rare"].share, **syntax}
 
 
+def roles_text(head: trained.TrainedHead, lang: str) -> str:
+    """The roles a head meets, in words ("none" when it meets none)."""
+    names = [pick(lang, *ROLE_NAMES[r]) for r in head.roles]
+    return pick(lang, "、".join(names) or "无", ", ".join(names) or "none")
+
+
 def head_label(head: trained.TrainedHead, lang: str) -> str:
-    met = "、".join(ROLE_NAMES[r][0] for r in head.roles) if lang == "zh" else ", ".join(ROLE_NAMES[r][1] for r in head.roles)
-    return pick(lang, f"头 {head.head}\n{met or '无'}", f"head {head.head}\n{met or 'none'}")
+    return pick(lang, f"头 {head.head}\n{roles_text(head, lang)}", f"head {head.head}\n{roles_text(head, lang)}")
 
 
 def data(lang: str):
     head = [pick(lang, "头", "head"), pick(lang, "角色", "roles"), pick(lang, "置信度", "confidence"),
             pick(lang, "最常见偏移", "usual offset"), *(pick(lang, *NAMES[m]) for m in MEASURES)]
-    rows = [[str(h.head), head_label(h, lang).split("\n")[1], f"{h.confidence:.2f}", f"{h.offset:+d}",
+    rows = [[str(h.head), roles_text(h, lang), f"{h.confidence:.2f}", f"{h.offset:+d}",
              *(f"{shares(h)[m]:.2f}" for m in MEASURES)] for h in trained.heads()]
     rows.append([pick(lang, "门槛", "bar"), "", "", "", *(f"{bars()[m]:.2f}" for m in MEASURES)])
     return head, rows

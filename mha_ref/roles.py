@@ -97,9 +97,14 @@ def modal_offset(weights) -> tuple[int, int, bool]:
     is the same whichever tied offset is named, and the count is what the positional bar reads.
     """
     counts = Counter(int(o) for o in top_offsets(weights))
-    offset = min(counts, key=lambda o: (-counts[o], abs(o), o))
+    offset = most_common_offset(counts)
     tied = sum(c == counts[offset] for c in counts.values()) > 1
     return offset, counts[offset], tied
+
+
+def most_common_offset(counts: Mapping[int, int]) -> int:
+    """The offset counted most often; on a tie the one nearest the query, then the one before it."""
+    return min(counts, key=lambda o: (-counts[o], abs(o), o))
 
 
 def hits(weights, tokens: Sequence[str], wanted: Sequence[str]) -> int:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import corpus
-from .attention import MHAParams, init_params, mha_trace, softmax
+from .attention import MHAParams, init_params, merge_heads, mha_trace, softmax
 from .backward import multi_head_attention_backward
 
 
@@ -76,8 +76,7 @@ def forward(model: Model, b: corpus.Batch, *, head_outputs=None) -> Forward:
     x = embed(model, b.tokens)
     t = mha_trace(x, model.mha, model.h, mask=b.keys)
     heads = t.heads if head_outputs is None else head_outputs
-    concat = np.swapaxes(heads, -3, -2).reshape(x.shape)  # [batch, n, h * d_k]
-    y = x + concat @ model.mha.w_o + model.mha.b_o
+    y = x + merge_heads(heads) @ model.mha.w_o + model.mha.b_o  # the block's output, added to its input
     logits = tuple(y @ r + c for r, c in zip(model.read, model.read_bias))
     return Forward(x, t.weights, t.heads, y, logits)
 

@@ -105,7 +105,7 @@ def best_fixed_offset(relation: str) -> tuple[int, float]:
     """(offset, share): the relative offset that most often holds the related word, and how often.
     What a head that always looks at one offset would score on the relation."""
     counts = Counter(target - query for _, query, target in relation_pairs(relation))
-    offset = min(counts, key=lambda o: (-counts[o], abs(o), o))
+    offset = roles.most_common_offset(counts)
     return offset, counts[offset] / sum(counts.values())
 
 
@@ -141,7 +141,7 @@ def heads() -> tuple[TrainedHead, ...]:
         # every query but the sentence-start symbol, which the paper's end-of-sentence symbol stands for
         conf = np.concatenate([weights(i)[h, 1:].max(axis=-1) for i in range(len(tops))])
         offsets = Counter(int(o) for t in tops for o in (t[h] - np.arange(len(t[h])))[1:])
-        offset = min(offsets, key=lambda o: (-offsets[o], abs(o), o))
+        offset = roles.most_common_offset(offsets)
         n = len(conf)
         rare = sum(int(np.sum(t[h][1:] == r)) for t, r in zip(tops, _rarest()))
         rel = {r: float(np.mean([tops[i][h][q] == k for i, q, k in relation_pairs(r)])) for r in RELATIONS}
