@@ -39,8 +39,8 @@ for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloa
 DOWNLOADS_GOAL = 1.5  # the cold build with downloads, in cold builds without them
 # (case, file, text before, text after, the most this case may take, in floors)
 EDITS = [
-    ("one figure edited", "figures/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"', 1.5),
-    ("one mha_ref function edited", "mha_ref/scale.py", "    q, k = query_and_keys(d_k)\n",
+    ("one figure edited", "figures/gallery/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"', 1.5),
+    ("one mha_ref function edited", "mha_ref/example/scale.py", "    q, k = query_and_keys(d_k)\n",
      "    q, k = query_and_keys(d_k)\n    d_k = int(d_k)\n", None),
     ("mha_ref comments only", "mha_ref/attention.py", "import numpy as np\n",
      "import numpy as np  # a comment\n", 1.2),
@@ -87,10 +87,10 @@ def edit(path: Path, old: str, new: str) -> None:
 def variant_costs() -> str:
     """What the page's variants of a frame cost (style.VARIANTS), against its SVG: every figure's
     start frame in both languages, drawn in this process, one after the other."""
-    from figures import dark, registry
-    from figures.render import frames, render_set
+    from figures.engine import dark, registry
+    from figures.engine.render import frames, render_set
     from figures.site.markup import _start_index
-    from figures.style import LANGS
+    from figures.kit.words import LANGS
     chosen = [(frames(i)[_start_index(i, None, "bench")], lang) for lang in LANGS for i in registry.ORDER]
     for frame, lang in chosen[:4]:  # imports and first measurements out of the way
         render_set(frame, lang, ("svg", "narrow.svg"))

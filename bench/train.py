@@ -23,7 +23,7 @@ BUDGET = 60.0  # seconds a cold train may take: it runs inside a cold build of t
 CHILD = '''
 import json, resource, time
 start = time.perf_counter()
-from mha_ref import train
+from mha_ref.tiny import train
 path = train.cache_folder() / f"{train.code_digest()}.npz"
 existed = path.exists()
 call = time.perf_counter()
@@ -49,7 +49,7 @@ def run_child(cache: Path) -> tuple[float, dict]:
 
 def heads_table() -> str:
     """The heads of the weights in MHA_FIGURE_CACHE, measured on the held-out sentences."""
-    from mha_ref import trained
+    from mha_ref.tiny import trained
     lines = [f"{'head':>4} {'confidence':>10} {'offset':>6} {'share':>6} {'rare':>6} "
              f"{'antecedent':>10} {'nsubj':>6}  roles"]
     for h in trained.heads():
@@ -63,7 +63,7 @@ def heads_table() -> str:
 
 
 def main() -> int:
-    from mha_ref import train
+    from mha_ref.tiny import train
     load = os.getloadavg()[0]  # other work on the machine slows both runs on the clock
     with tempfile.TemporaryDirectory(prefix="mha-bench-train-") as tmp:
         cache = Path(tmp)

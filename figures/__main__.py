@@ -2,7 +2,7 @@
 
 Writes every frame of the chosen figures to DIR/<lang>/<path>, the same paths as on the site, and
 for a figure with several frames one zip of them all per format (<id>-frames-<format>.zip): the
-same bytes as the site's downloads, each file carrying its attribution (figures/export.py).
+same bytes as the site's downloads, each file carrying its attribution (figures/publish/).
 Frames are drawn on every core, or read from the figure cache the site build shares (.cache/figures/).
 The format csv writes, for each chosen figure that has one, its data table (<id>.csv): nothing drawn.
 """
@@ -16,12 +16,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import export, registry
-from .cache import ENV, from_env
-from .render import FigureError, plan, render_files
-from .style import FORMATS, LANGS, plural
+from .engine import registry
+from .engine.cache import ENV, from_env
+from .engine.render import FigureError, plan, render_files
+from .engine.save import FORMATS
+from .kit.words import LANGS, plural
+from .publish import bundles, numbering
 
-TABLE = "csv"  # not a drawing: the figure's data table (export.data_csv)
+TABLE = "csv"  # not a drawing: the figure's data table (bundles.data_csv)
 
 
 def _unique(items: list[str] | None) -> list[str] | None:
@@ -104,8 +106,8 @@ def main(argv=None) -> int:
     try:
         if drawn_formats:
             rendered = render_files(args.lang, args.only, drawn_formats, None if args.no_cache else from_env(), args.jobs)
-            export.write_all(counted(rendered), export.site_numbers(), write)
-        tables = export.write_tables(args.lang, args.only or registry.ORDER, write) if TABLE in args.format else 0
+            bundles.write_all(counted(rendered), numbering.site_numbers(), write)
+        tables = bundles.write_tables(args.lang, args.only or registry.ORDER, write) if TABLE in args.format else 0
     except FigureError as e:
         bar.close()
         return _failed(e, args.traceback)

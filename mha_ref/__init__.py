@@ -1,8 +1,20 @@
-"""mha_ref: the numpy reference implementation behind every number and figure of the site."""
+"""mha_ref: the numpy reference implementation behind every number and figure of the site.
 
-from . import costs, expressiveness, models, one_head, quantities, roles, scale, toy
+`import mha_ref` loads the reference and nothing else: attention and multi-head attention
+(attention.py: the batched reshape and the per-head loop), their parameters (params.py), the input
+checks (checks.py) and the backward pass (backward.py). Beside it, each imported on its own:
+
+- costs.py, models.py, flow.py: what a block costs, published configurations with their sources,
+  the shapes along one block;
+- example/: the running example (six tokens, four hand-built heads) and what the pages compute
+  from it, with the demonstrations of scaling and of narrow heads;
+- tiny/: page 4's model: a generated language, a small trained model, its heads measured;
+- roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/;
+- quantities.py: the one registry of named numbers that pages print ({{ value NAME }});
+- store.py: keeping results on disk (atomic writes, the cache switch, digests of the code reached).
+"""
+
 from .attention import (
-    MHAParams,
     MHATrace,
     attention,
     init_params,
@@ -13,11 +25,10 @@ from .attention import (
     softmax,
     split_heads,
 )
-from .flow import BLOCK_STEPS, FlowShapes, TensorShape, block_shapes, flow_shapes
+from .backward import multi_head_attention_backward
+from .params import MHAParams
 
 __all__ = [
-    "BLOCK_STEPS", "FlowShapes", "MHAParams", "MHATrace", "TensorShape", "attention", "block_shapes", "costs",
-    "expressiveness", "flow_shapes",
-    "init_params", "merge_heads", "mha_trace", "models", "multi_head_attention",
-    "multi_head_attention_loop", "one_head", "quantities", "roles", "scale", "softmax", "split_heads", "toy",
+    "MHAParams", "MHATrace", "attention", "init_params", "merge_heads", "mha_trace", "multi_head_attention",
+    "multi_head_attention_backward", "multi_head_attention_loop", "softmax", "split_heads",
 ]

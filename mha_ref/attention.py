@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import checks
+from .params import MHAParams
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -47,21 +48,6 @@ def attention(q, k, v, mask=None, scale=None):
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores, axis=-1)
     return weights @ v, weights
-
-
-class MHAParams(NamedTuple):
-    """The four matrices of one block, and their biases (or None). All four are d_model x d_model,
-    except that with kv_heads key/value heads (grouped-query attention) W_K and W_V only have
-    kv_heads * d_k columns."""
-
-    w_q: np.ndarray  # [d_model, d_model]
-    w_k: np.ndarray  # [d_model, kv_heads * d_k]
-    w_v: np.ndarray  # [d_model, kv_heads * d_k]
-    w_o: np.ndarray  # [d_model, d_model]
-    b_q: np.ndarray | None = None  # [d_model]
-    b_k: np.ndarray | None = None  # [kv_heads * d_k]
-    b_v: np.ndarray | None = None  # [kv_heads * d_k]
-    b_o: np.ndarray | None = None  # [d_model]
 
 
 def init_params(d_model: int, h: int, *, kv_heads: int | None = None, seed: int = 0, bias: bool = True,

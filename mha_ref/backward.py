@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from . import checks
-from .attention import MHAParams, merge_heads, mha_trace, split_heads
+from .params import MHAParams
+from .attention import merge_heads, mha_trace, split_heads
 
 
 def _rows(a: np.ndarray) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import MHAParams
+
 
 def _array(x, name: str) -> np.ndarray:
     try:
@@ -76,7 +78,6 @@ def kv_heads(h: int, kv_heads) -> int:
 def params(p, d_model: int, *, h: int | None = None, kv_heads: int | None = None):
     """An MHAParams: w_q and w_o d_model x d_model, each bias (d_model,) or None; x's width must match.
     w_k, w_v and their biases are kv_heads * d_k wide when kv_heads is given (checked against h)."""
-    from .attention import MHAParams  # imported here: attention imports this module
 
     if not isinstance(p, MHAParams):
         raise TypeError(f"params must be an MHAParams (see init_params), got {type(p).__name__}")

@@ -1,4 +1,4 @@
-"""Published facts the site may state (../shared/FACTS.md), as data that carries its source.
+"""Published facts the site may state (each with its source, in this module), as data that carries its source.
 
 Only this module and the pages' citations bring outside numbers in; everything else is computed.
 """
@@ -109,7 +109,7 @@ class WideHeads(NamedTuple):
         return self.heads * self.d_head
 
 
-# FACTS.md: head widths that are not d_model / h (official configs).
+# the published source (mha_ref/models.py): head widths that are not d_model / h (official configs).
 WIDE_HEADS = (
     WideHeads("T5-11B", 1024, 128, 128, "raffel2020"),
     WideHeads("Gemma 7B", 3072, 16, 256, "gemma2024"),

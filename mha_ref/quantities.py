@@ -11,7 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import causal, corpus, costs, expressiveness, models, one_head, reshape, roles, scale, toy, train, trained
+from .example import causal, expressiveness, one_head, reshape, scale, toy
+from .tiny import corpus, train, trained
+from . import costs, models, roles
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
 
@@ -77,17 +79,16 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "blend.peak_mid": _blend(_MID),
     "blend.mid_and": _blend(_MID, "and"),
     "blend.mid_ran": _blend(_MID, "ran"),
-    # the true minimum of the row's peak, between the slider's stops (lead, issue 7)
+    # the true minimum of the row's peak, between the slider's stops
     "blend.min_ratio": lambda: toy.blend_minimum("it")[0],
     "blend.min_peak": lambda: toy.blend_minimum("it")[1],
     "blend.and_self_start": lambda: _top_span("and", "and").start,
     "blend.and_self_end": lambda: _top_span("and", "and").end,
-    "blend.and_self_mid": lambda: float(toy.blend_weights(0.5)[toy.token_index("and"), toy.token_index("and")]),
     "diffuse.max_weight": lambda: float(toy.trace().weights[toy.head_index("diffuse")].max()),
     "heads.position_it_and": _head_weight("position", "it", "and"),
     "heads.syntax_it_ran": _head_weight("syntax", "it", "ran"),
     "heads.rare_min_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].min()),
-    # what-a-head-reads: a nudge to one token, by path (helper 2, issue 7 point 6)
+    # what-a-head-reads: a nudge to one token, by path
     "reads.rare_x6": lambda: float(toy.head_sensitivity().attention_path[toy.head_index("rare"), 6]),
     "reads.rare_x6_every_token": lambda: float(
         toy.head_sensitivity(every_token=True).attention_path[toy.head_index("rare"), 6]),
@@ -106,21 +107,19 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "voita.rarest_pct": lambda: models.VOITA_ROLES["rarest_pct"],
     "voita.two_rarest_pct": lambda: models.VOITA_ROLES["two_rarest_pct"],
     "voita.roles_heads": lambda: models.VOITA_ROLES["all_roles_heads"],
-    # Voita et al.'s measures of the toy heads, against the paper's bars (helper 6, issue 7 point 10)
+    # Voita et al.'s measures of the toy heads, against the paper's bars
     "voita.confident_pct": lambda: models.VOITA_ROLES["confident_pct"],
     "roles.syntactic_bar_pct": lambda: 100 * roles.ROLE_BARS["syntactic"].share,
     "roles.position.confidence": lambda: roles.toy_head_roles()["position"].confidence,
-    "roles.syntax.confidence": lambda: roles.toy_head_roles()["syntax"].confidence,
-    "roles.rare.confidence": lambda: roles.toy_head_roles()["rare"].confidence,
     "roles.diffuse.confidence": lambda: roles.toy_head_roles()["diffuse"].confidence,
     "roles.uniform_weight": lambda: 1 / toy.N,  # what a head gets by weighting every token alike
     "roles.position.offset_hits": lambda: roles.toy_head_roles()["position"].offset_hits,
     "roles.position.offset_pct": lambda: 100 * roles.toy_head_roles()["position"].offset_share,
     "roles.position.shortest_sentence": lambda: roles.shortest_sentence(
         roles.toy_head_roles()["position"].offset, models.VOITA_ROLES["positional_pct"]),
-    "roles.syntax.syntax_hits": lambda: roles.toy_head_roles()["syntax"].syntax_hits,
+    "roles.syntax.syntax_hits": lambda: roles.toy_head_roles()["syntax"].relation_hits["syntax"][0],
     "roles.rare.rare_hits": lambda: roles.toy_head_roles()["rare"].rare_hits,
-    # exact counts of keys that can be a head's top choice (helper 1, issue 7 point 7)
+    # exact counts of keys that can be a head's top choice
     "expr.keys": lambda: expressiveness.N_KEYS,
     "expr.d_model": lambda: expressiveness.D_MODEL,
     "expr.reachable_1": lambda: expressiveness.reachable_top_keys(1),
@@ -153,7 +152,7 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gpt2.attention": lambda: _gpt2_costs().attention,
     "gpt2.ratio": lambda: _gpt2_costs().projections / _gpt2_costs().attention,
     "gpt2.crossover": lambda: costs.crossover_context(_GPT2.d_model),
-    # models whose heads are not d_model / h wide (lead, issue 7)
+    # models whose heads are not d_model / h wide
     "t5.d_model": lambda: models.WIDE_HEADS[0].d_model,
     "t5.heads": lambda: models.WIDE_HEADS[0].heads,
     "t5.d_head": lambda: models.WIDE_HEADS[0].d_head,
@@ -167,15 +166,14 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "heads.top_min": lambda: float(min(toy.trace().weights[toy.head_index(h)].max(axis=-1).min()
                                        for h in ("position", "syntax", "rare"))),
     "heads.rare_max_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].max()),
-    # what does grow with h: exponentials and stored weights, h n^2 per block (lead, issue 7)
+    # what does grow with h: exponentials and stored weights, h n^2 per block
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),
-    # splitting heads without the transpose (helper reshape, issue 11)
+    # splitting heads without the transpose
     "reshape.tokens_per_head": lambda: max(len(np.unique(t)) for t in reshape.provenance(
         reshape.split_heads_without_transpose)[0]),
     "reshape.largest_change": reshape.largest_weight_change,
-    # the running example under a causal mask (helper reshape, issue 11)
-    "causal.syntax_it_ran": lambda: causal.weight("syntax", "it", "ran"),
+    # the running example under a causal mask
     "causal.syntax_it_top": lambda: float(causal.trace().weights[toy.head_index("syntax"), toy.token_index("it")].max()),
     "causal.syntax_it_the": lambda: causal.weight("syntax", "it", "the"),
     "causal.syntax_it_and": lambda: causal.weight("syntax", "it", "and"),
@@ -184,7 +182,7 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "causal.syntax_and_and": lambda: causal.weight("syntax", "and", "and"),
     "causal.position_change": lambda: causal.largest_change("position"),
     "gpt2.causal_allowed": lambda: causal.allowed_weights(_GPT2.context),
-    # attention-memory and kv-heads: bytes at the pages' 16-bit floats (helper "memory", issue 11)
+    # attention-memory and kv-heads: bytes at the pages' 16-bit floats
     "store.bits": lambda: 8 * costs.STORE_DTYPE.itemsize,
     "store.bytes": lambda: costs.STORE_DTYPE.itemsize,
     "gpt2.layers": lambda: _GPT2.layer_count,
@@ -201,7 +199,6 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "llama3.group": lambda: _LLAMA3.heads // _LLAMA3.kv_heads,  # query heads per key/value head
     "llama3.kv_weights_mha": lambda: _llama3_kv_weights(_LLAMA3.heads),
     "llama3.kv_weights_gqa": lambda: _llama3_kv_weights(_LLAMA3.kv_heads),
-    "llama3.kv_weights_mqa": lambda: _llama3_kv_weights(1),
     "llama3.cache_kib_mha": lambda: _in_units(_llama3_cache_bytes(_LLAMA3.heads), _KIB),
     "llama3.cache_kib_gqa": lambda: _in_units(_llama3_cache_bytes(_LLAMA3.kv_heads), _KIB),
     "llama3.cache_kib_mqa": lambda: _in_units(_llama3_cache_bytes(1), _KIB),
@@ -214,18 +211,18 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "gqa.gqa_score": lambda: models.GQA_T5_XXL["gqa8_score"],
     "gqa.mqa_time": lambda: models.GQA_T5_XXL["mqa_time_s"],
     "gqa.mqa_score": lambda: models.GQA_T5_XXL["mqa_score"],
-    # each head in its plane, and every head's whole table (helper maps, issue 11)
+    # each head in its plane, and every head's whole table
     "planes.diffuse_max_dot": lambda: float(np.abs(toy.head_plane("diffuse").dots).max()),
     "planes.sharp_min_top_dot": lambda: float(min(toy.head_plane(h).dots.max(axis=-1).min()
                                                   for h in ("position", "syntax", "rare"))),
     "maps.blend_split_peak": lambda: float(toy.blend_weights(0.5)[[toy.token_index(t) for t in ("cat", "it", "ran")]].max()),
-    # what blending costs in the output (helper "worked", issue 11)
+    # what blending costs in the output
     "blend.mid_ratio": lambda: float(toy.blend_ratios()[_MID]),
     "blend.out_width": lambda: one_head.blend_values().shape[-1],
 }
 
 
-# The exercises at the end of each page (issue 11) ------------------------------------------------
+# The exercises at the end of each page ------------------------------------------------
 # Each number an exercise or its worked answer prints; tests/test_exercises.py recomputes every one.
 
 def _score(head: str, query: str, key: str) -> Callable[[], float]:
@@ -369,7 +366,7 @@ QUANTITIES.update(EXERCISES)
 
 
 def _trained_quantities() -> dict[str, Callable[[], float | int]]:
-    """The model trained in mha_ref/train.py, its heads measured (trained.py): issue 12's numbers."""
+    """The model trained in mha_ref/tiny/train.py, its heads measured (trained.py): page 4's numbers."""
     cfg = train.CONFIG
     q: dict[str, Callable[[], float | int]] = {
         "trained.d_model": lambda: cfg.d_model,
@@ -380,9 +377,8 @@ def _trained_quantities() -> dict[str, Callable[[], float | int]]:
         "trained.seed": lambda: cfg.seed,
         "trained.train_sentences": lambda: cfg.train_sentences,
         "trained.held_out": lambda: cfg.held_out,
-        "trained.vocab": lambda: len(corpus.VOCAB) - 1,  # the padding is no word
         "trained.rare_words": lambda: len(corpus.RARE),
-        "trained.queries": lambda: trained.heads()[0].queries,
+        "trained.queries": lambda: trained.heads()[0].n,
         "trained.syntactic_head": lambda: trained.with_role("syntactic")[0],
         "trained.rare_head": lambda: trained.with_role("rare")[0],
         "trained.roles_emerged": lambda: len(trained.roles_emerged()),
@@ -394,20 +390,15 @@ def _trained_quantities() -> dict[str, Callable[[], float | int]]:
         "trained.prev_head.past_first_pct": lambda: 100 * trained.share_past_first_word(trained.neighbour_head(-1).head, -1),
         "trained.syntactic_head.antecedent_pct": lambda: 100 * trained.heads()[trained.with_role("syntactic")[0]].relation_share["antecedent"],
         "trained.syntactic_head.subject_pct": lambda: 100 * trained.subject_share(trained.with_role("syntactic")[0]),
-        "trained.syntactic_head.confidence": lambda: trained.heads()[trained.with_role("syntactic")[0]].confidence,
         "trained.rare_head.rare_pct": lambda: 100 * trained.heads()[trained.with_role("rare")[0]].rare_share,
-        "trained.rare_head.confidence": lambda: trained.heads()[trained.with_role("rare")[0]].confidence,
         "trained.antecedent.best_offset": lambda: trained.best_fixed_offset("antecedent")[0],
         "trained.antecedent.best_offset_pct": lambda: 100 * trained.best_fixed_offset("antecedent")[1],
-        "trained.nsubj.best_offset_pct": lambda: 100 * trained.best_fixed_offset("nsubj")[1],
-        "trained.syntax_margin_pct": lambda: 100 * trained.SYNTAX_MARGIN,
         "trained.prune.first": lambda: trained.pruning()[1].removed,
         "trained.prune.last": lambda: trained.pruning()[-1].removed,
         "trained.prune.full_loss": lambda: trained.pruning()[0].loss,
         "trained.prune.one_gone_loss": lambda: trained.pruning()[1].loss,
         "trained.prune.one_gone_subject_pct": lambda: 100 * trained.pruning()[1].accuracy["subject"],
         "trained.prune.last_alone_rare_pct": lambda: 100 * trained.pruning()[-2].accuracy["rare"],
-        "trained.prune.none_loss": lambda: trained.pruning()[-1].loss,
     }
     return q
 

@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import models, toy
+from . import models
+from .example import toy
 
 ROLES = ("positional", "syntactic", "rare")
 
@@ -34,7 +35,7 @@ ROLE_BARS = {
     # The paper's definition: the top key at one offset at least 90% of the time.
     "positional": RoleBar(models.VOITA_ROLES["positional_pct"] / 100, "definition", models.VOITA_ROLES["source"]),
     # The paper defines this role qualitatively; the number it prints for a syntactic head's
-    # accuracy is known here only from third-party notes (FACTS.md), so the bar is ours.
+    # accuracy is known here only from third-party notes (published, with sources in mha_ref/models.py), so the bar is ours.
     "syntactic": RoleBar(0.5, "ours", "ours"),
     # The paper reports one rare-words head and how often it hit the rarest token (OpenSubtitles):
     # a head meets the role here when it hits it at least that often.
@@ -43,7 +44,10 @@ ROLE_BARS = {
 
 
 class HeadMeasures(NamedTuple):
-    """One head measured the paper's way. Hits count queries out of n."""
+    """One head measured the paper's way, over n queries (one sentence, or many). Hits count queries.
+
+    The running example's heads (toy_head_roles) and the trained model's (tiny.trained.heads) are
+    both measured into this one type."""
 
     n: int
     confidence: float  # mean over queries of the largest weight
@@ -51,8 +55,10 @@ class HeadMeasures(NamedTuple):
     offset_hits: int  # queries whose top key sits at that offset
     offset_tied: bool  # another offset has as many queries: no offset stands out
     rare_hits: int  # queries whose top key is the sentence's rarest token
-    syntax_hits: int  # queries whose top key is the query's dependency target
+    # relation -> (queries whose top key is the word the relation links them to, queries that have one)
+    relation_hits: Mapping[str, tuple[int, int]]
     roles: tuple[str, ...]  # the roles whose bar the head reaches; () when it reaches none
+    head: int | None = None  # its place among its layer's heads, where heads are numbered
 
     @property
     def offset_share(self) -> float:
@@ -63,8 +69,8 @@ class HeadMeasures(NamedTuple):
         return self.rare_hits / self.n
 
     @property
-    def syntax_share(self) -> float:
-        return self.syntax_hits / self.n
+    def relation_share(self) -> dict[str, float]:
+        return {r: k / m for r, (k, m) in self.relation_hits.items()}
 
 
 def _square(weights) -> np.ndarray:
@@ -96,10 +102,13 @@ def modal_offset(weights) -> tuple[int, int, bool]:
     On a tie (tied=True) the offset nearest the query is named, then the one before it; the count
     is the same whichever tied offset is named, and the count is what the positional bar reads.
     """
-    counts = Counter(int(o) for o in top_offsets(weights))
+    return counted_offset(Counter(int(o) for o in top_offsets(weights)))
+
+
+def counted_offset(counts: Mapping[int, int]) -> tuple[int, int, bool]:
+    """(offset, queries at it, tied) from each offset's count of queries (most_common_offset's rule)."""
     offset = most_common_offset(counts)
-    tied = sum(c == counts[offset] for c in counts.values()) > 1
-    return offset, counts[offset], tied
+    return offset, counts[offset], sum(c == counts[offset] for c in counts.values()) > 1
 
 
 def most_common_offset(counts: Mapping[int, int]) -> int:
@@ -136,7 +145,7 @@ def measure(weights, tokens: Sequence[str], frequencies: Mapping[str, int],
     rare_hits = hits(w, tokens, [rarest_token(tokens, frequencies)] * n)
     syntax_hits = hits(w, tokens, [syntax_target[t] for t in tokens])
     roles = roles_met(offset_hits / n, syntax_hits / n, rare_hits / n)
-    return HeadMeasures(n, confidence(w), offset, offset_hits, offset_tied, rare_hits, syntax_hits, roles)
+    return HeadMeasures(n, confidence(w), offset, offset_hits, offset_tied, rare_hits, {"syntax": (syntax_hits, n)}, roles)
 
 
 def toy_head_roles() -> dict[str, HeadMeasures]:

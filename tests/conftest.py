@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.__main__ import copy_checkout
-from figures.cache import ENV
+from figures.engine.cache import ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 

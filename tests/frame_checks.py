@@ -17,11 +17,13 @@ from unittest import mock
 from matplotlib import font_manager
 from matplotlib.text import Text
 
-import figures.render
-from figures import export, registry
-from figures.cache import from_env
-from figures.render import Frame, cores, plan, render_set
-from figures.style import LANGS, to_bytes_each
+import figures.engine.render
+from figures.engine import registry
+from figures.engine.cache import from_env
+from figures.engine.render import Frame, cores, plan, render_set
+from figures.kit.words import LANGS
+from figures.engine.save import to_bytes_each
+from figures.publish import bundles
 
 # "1 heads", "1 columns": a count of one with a plural noun (the English text only)
 ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
@@ -88,9 +90,9 @@ def outside_math(text: str) -> str:
 def check(task: tuple[Frame, str]) -> Checked:
     """render_set() one frame in the site's formats, reading the Figure it serialises on its way."""
     frame, lang = task
-    drawn, fmts = [], export.site_formats()
+    drawn, fmts = [], bundles.site_formats()
     with warnings.catch_warnings(record=True) as caught, \
-            mock.patch.object(figures.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
+            mock.patch.object(figures.engine.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
         warnings.simplefilter("always")
         try:
             files = dict(zip(fmts, render_set(frame, lang, fmts)))
@@ -111,7 +113,7 @@ def check(task: tuple[Frame, str]) -> Checked:
 def check_all() -> dict[tuple[Frame, str], Checked]:
     """check() every frame in both languages, one process per core, and cache each SVG drawn."""
     tasks = [(frame, lang) for lang in LANGS for frame in plan()]
-    with ProcessPoolExecutor(cores(), mp_context=figures.render._start_method()) as pool:
+    with ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method()) as pool:
         checked = dict(zip(tasks, pool.map(check, tasks, chunksize=4)))
     cache = from_env()
     if cache is not None:

@@ -8,17 +8,8 @@ import numpy as np
 import pytest
 
 import mha_ref
-from mha_ref import toy
-from mha_ref.attention import (
-    attention,
-    init_params,
-    merge_heads,
-    mha_trace,
-    multi_head_attention,
-    multi_head_attention_loop,
-    softmax,
-    split_heads,
-)
+from mha_ref.example import toy
+from mha_ref.attention import attention, init_params, merge_heads, mha_trace, multi_head_attention, multi_head_attention_loop, softmax, split_heads
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,7 +421,7 @@ def test_init_params_without_bias():
 def test_toy_shapes():
     x = toy.inputs()
     assert x.shape == (6, 8)
-    assert " ".join(toy.TOKENS) == "the cat ate and it ran"  # FIGURES.md, positions 0-5
+    assert " ".join(toy.TOKENS) == "the cat ate and it ran"  # the running example's tokens, positions 0-5
     assert [toy.token_index(t) for t in toy.TOKENS] == list(range(6))
     assert (toy.N, toy.D_MODEL, toy.H, toy.D_K) == (6, 8, 4, 2)
     t = toy.trace()
@@ -456,7 +447,7 @@ def test_toy_position_head_attends_to_previous_token():
 
 
 def test_toy_syntax_head_targets():
-    expected = {"the": "cat", "cat": "ate", "ate": "cat", "and": "ran", "it": "ran", "ran": "ate"}  # FIGURES.md
+    expected = {"the": "cat", "cat": "ate", "ate": "cat", "and": "ran", "it": "ran", "ran": "ate"}  # the running example's syntax links
     got = {toy.TOKENS[i]: toy.TOKENS[j] for i, j in enumerate(_head("syntax").argmax(axis=-1))}
     assert got == expected
     # it -> ran is one step forward, ate -> cat one step back: no fixed offset

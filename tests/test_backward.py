@@ -16,8 +16,9 @@ import re
 import numpy as np
 import pytest
 
-from mha_ref import corpus, tinymodel
-from mha_ref.attention import MHAParams, init_params, multi_head_attention
+from mha_ref.tiny import corpus, model as tinymodel
+from mha_ref.params import MHAParams
+from mha_ref.attention import init_params, multi_head_attention
 from mha_ref.backward import multi_head_attention_backward
 
 STEP = 1e-5

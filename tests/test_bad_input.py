@@ -13,8 +13,11 @@ import pytest
 
 from figures.__main__ import main as figures_cli
 
-from mha_ref import costs, one_head, quantities, toy
+from mha_ref import costs, quantities
+from mha_ref.example import one_head, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
+from figures.site import markup
+from figures.text import constructs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -432,7 +435,7 @@ def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
 
 @pytest.mark.parametrize("more", [[], ["--traceback"]])
 def test_cli_figure_that_fails_to_import_is_one_line(tmp_path, capsys, monkeypatch, more):
-    monkeypatch.setitem(sys.modules, "figures.peak_dip", None)  # importing it now raises ImportError
+    monkeypatch.setitem(sys.modules, "figures.gallery.peak_dip", None)  # importing it now raises ImportError
     assert figures_cli(["--out", str(tmp_path), "--only", "peak-dip", "--no-cache", *more]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: figure 'peak-dip' (every language, every frame) failed to import: ModuleNotFoundError")
@@ -452,16 +455,15 @@ def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
 # --- the page constructs ----------------------------------------------------------------------
 
 def test_a_value_whose_computation_fails_is_not_called_unknown(monkeypatch):
-    from figures.site import markup
     monkeypatch.setitem(quantities.QUANTITIES, "broken.key", lambda: {}["missing"])
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
-    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.key' failed: KeyError: 'missing'") as e:
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: the value 'broken\.key' failed: KeyError: 'missing'") as e:
         markup.expand("see {{ value broken.key }}", "en", str, "p.en.md")
     assert "unknown" not in str(e.value)
-    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: the value 'broken\.zero' failed: ZeroDivisionError"):
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: the value 'broken\.zero' failed: ZeroDivisionError"):
         markup.expand("see {{ value broken.zero .2f }}", "en", str, "p.en.md")
     # a misspelt name is still the unknown one
-    with pytest.raises(markup.MarkupError, match=r"p\.en\.md: unknown value 'brokn'"):
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: unknown value 'brokn'"):
         markup.expand("see {{ value brokn }}", "en", str, "p.en.md")
 
 
@@ -490,7 +492,6 @@ the value {{ value toy.n }} stays as written
 
 
 def test_constructs_inside_code_are_left_as_written():
-    from figures.site import markup
     text, placed = markup.expand(CODE_PAGE, "en", str, "constructs.en.md")
     assert placed == []
     n = quantities.value("toy.n")
@@ -498,7 +499,7 @@ def test_constructs_inside_code_are_left_as_written():
 
 
 def test_a_figure_inside_code_is_not_numbered(tmp_path):
-    from figures.site import numbering
+    from figures.publish import numbering
     for lang in ("zh", "en"):
         (tmp_path / f"a.{lang}.md").write_text("# a {#a}\n\n```\n{{ figure peak-dip }}\n```\n\n"
                                                "{{ figure width-slices }}\n", encoding="utf-8")
@@ -508,7 +509,7 @@ def test_a_figure_inside_code_is_not_numbered(tmp_path):
 # --- the split without the transpose, the causal mask (the-code's teaching figures) --------------
 
 def test_the_wrong_split_refuses_what_the_right_one_could_not_take():
-    from mha_ref.reshape import split_heads_without_transpose
+    from mha_ref.example.reshape import split_heads_without_transpose
     with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
         split_heads_without_transpose(np.zeros((4, 8)), 3)
     with pytest.raises(ValueError, match=r"x must have at least two axes"):
@@ -522,7 +523,7 @@ def test_the_wrong_split_refuses_what_the_right_one_could_not_take():
 
 
 def test_provenance_and_weights_refuse_bad_arguments():
-    from mha_ref import reshape
+    from mha_ref.example import reshape
     with pytest.raises(ValueError, match=r"the number of tokens n must be a whole number >= 1"):
         reshape.provenance(reshape.split_heads_without_transpose, n=0)
     with pytest.raises(ValueError, match=r"h=3 does not divide d_model=8"):
@@ -535,7 +536,7 @@ def test_provenance_and_weights_refuse_bad_arguments():
                                                 (2.5, TypeError, "must be a whole number >= 1"),
                                                 (True, TypeError, "must be a whole number >= 1")])
 def test_causal_mask_refuses_a_count_that_is_not_one(n, error, message):
-    from mha_ref import causal
+    from mha_ref.example import causal
     with pytest.raises(error, match=rf"the number of tokens n {message}"):
         causal.causal_mask(n)
     with pytest.raises(error, match=rf"the number of tokens n {message}"):

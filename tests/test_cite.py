@@ -14,8 +14,8 @@ import yaml
 from bs4 import BeautifulSoup
 from pybtex.database import parse_string
 
-from figures import registry
-from figures.identity import IDENTITY
+from figures.engine import registry
+from figures.publish.identity import IDENTITY
 from figures.site import cite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,12 +222,12 @@ def _commit(repo: Path, day: str, files: dict[str, str]) -> None:
 def test_last_changed_follows_the_page_its_own_language_its_figures_and_mha_ref(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     _commit(tmp_path, "2020-01-02", {"docs/a.zh.md": "a", "docs/a.en.md": "a", "docs/b.zh.md": "b",
-                                     "figures/blend_rows.py": "", "figures/other.py": "", "mha_ref/x.py": ""})
+                                     "figures/gallery/blend_rows.py": "", "figures/other.py": "", "mha_ref/x.py": ""})
     module = registry.module_name("blend-rows")
 
     def date(page, modules=()):
         return cite.last_changed(tmp_path, cite.page_sources(page, list(modules)), "1999-09-09")
-    _commit(tmp_path, "2021-03-04", {"figures/blend_rows.py": "# changed"})
+    _commit(tmp_path, "2021-03-04", {"figures/gallery/blend_rows.py": "# changed"})
     _commit(tmp_path, "2021-05-06", {"figures/other.py": "# a figure no page here places"})
     assert date("a.zh.md", [module]) == "2021-03-04" and date("b.zh.md") == "2020-01-02"
     _commit(tmp_path, "2022-07-08", {"docs/a.en.md": "a, fixed"})

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mha_ref import costs, init_params, mha_trace, models, quantities
+from mha_ref import init_params, mha_trace
+from mha_ref import costs, models, quantities
 
 GPT2 = models.model("GPT-2 small")
 
@@ -46,7 +47,7 @@ def test_head_by_head_parameter_count_includes_the_biases(h, bias):
 def test_heads_are_independent_and_additive_within_a_block():
     """concatenate-then-mix#w-o: out = sum_i head_i W_O^i + b_O, and head i's term does not move when
     another head's parameters change (Elhage et al. 2021): W_O adds, it does not make heads interact."""
-    from mha_ref import toy
+    from mha_ref.example import toy
 
     x, p = toy.inputs(), toy.params()
     t = mha_trace(x, p, toy.H)
@@ -66,7 +67,8 @@ def test_the_wrong_divisor_is_absorbed_by_a_larger_w_q(d_k):
     """heads-side-by-side#per-head-scale: dividing by sqrt(d_model) instead of sqrt(d_k) is a constant
     factor that a W_Q grown by sqrt(h) undoes exactly, so the pitfall is about the start, not what a
     head can express."""
-    from mha_ref import attention, scale
+    from mha_ref import attention
+    from mha_ref.example import scale
 
     q, k = scale.query_and_keys(d_k)
     h = scale.D_MODEL // d_k
@@ -78,7 +80,7 @@ def test_the_wrong_divisor_is_absorbed_by_a_larger_w_q(d_k):
 
 def test_equal_split_holds_for_the_table_and_not_for_the_named_exceptions():
     """slicing-the-width#cutting-the-width: every model of the published table splits d_model evenly;
-    T5-11B and Gemma 7B (FACTS.md) do not, which the page says."""
+    T5-11B and Gemma 7B (published, with sources in mha_ref/models.py) do not, which the page says."""
     assert all(m.heads * m.d_head == m.d_model for m in models.PUBLISHED_MODELS)
     assert all(w.inner != w.d_model for w in models.WIDE_HEADS)
     assert [w.source in models.REFERENCES for w in models.WIDE_HEADS] == [True, True]

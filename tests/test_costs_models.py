@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 
 import mha_ref
+from mha_ref.example import toy
 from mha_ref import checks, costs, models, quantities
-from mha_ref.attention import MHAParams, init_params, merge_heads, mha_trace, multi_head_attention, split_heads
-from figures.control import divisors
+from mha_ref.params import MHAParams
+from mha_ref.attention import init_params, merge_heads, mha_trace, multi_head_attention, split_heads
+from figures.kit.control import divisors
 
 
 # --------------------------------------------------------------------------------------------
-# the head counts a width allows (figures.control.divisors: the sliders of h)
+# the head counts a width allows (figures.kit.control.divisors: the sliders of h)
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("d", [1, 2, 7, 8, 12, 64, 768])
@@ -47,7 +49,7 @@ def test_param_count_closed_form_for_every_divisor_of_768(h):
 
 
 def test_param_count_gpt2_small():
-    """FACTS.md: 4 d^2 weights + 4 d biases; for d = 768: 2,359,296 + 3,072 = 2,362,368."""
+    """the published source (mha_ref/models.py): 4 d^2 weights + 4 d biases; for d = 768: 2,359,296 + 3,072 = 2,362,368."""
     g = models.model("GPT-2 small")
     total, weights = costs.param_count(g.d_model, g.heads), costs.param_count(g.d_model, g.heads, bias=False)
     assert (total, weights, total - weights) == (2_362_368, 2_359_296, 3_072)
@@ -142,7 +144,7 @@ def test_multiply_adds_from_the_shapes_of_a_real_forward_pass(n, d, h):
 
 
 # --------------------------------------------------------------------------------------------
-# published configurations (../shared/FACTS.md, "Published configurations")
+# published configurations (each with its source in mha_ref/models.py)
 # --------------------------------------------------------------------------------------------
 
 # name, d_model, layers, heads, d_head, context, source key, key/value heads
@@ -164,7 +166,7 @@ FACTS_MODELS = [
     ("Llama 3 70B", 8192, "80", 64, 128, 8192, "meta2024", 8),
 ]
 
-# what FACTS.md names as the source of each family, checked against the reference entries
+# what the published source (mha_ref/models.py) names as the source of each family, checked against the reference entries
 SOURCE_DETAILS = {
     "vaswani2017": ("Attention Is All You Need", 2017, "1706.03762"),
     "devlin2019": ("google-research/bert", None, None),
@@ -233,7 +235,7 @@ def _cited_keys():
     """{key: [where]} of every link to the references page, in every page and every caption."""
     import re
     from pathlib import Path
-    from figures import registry
+    from figures.engine import registry
     link = re.compile(r"references\.md#([^)\s\"'>]+)")
     texts = {str(p.name): p.read_text(encoding="utf-8")
              for p in (Path(__file__).resolve().parents[1] / "docs").glob("*.md")}
@@ -368,10 +370,10 @@ def test_quantity_values():
 
 
 def test_blend_quantities_agree_with_the_heads():
-    it = mha_ref.toy.token_index("it")
-    t = mha_ref.toy.trace()
+    it = toy.token_index("it")
+    t = toy.trace()
     assert quantities.value("blend.peak_position") == pytest.approx(t.weights[0, it].max(), rel=1e-12)
     assert quantities.value("blend.peak_syntax") == pytest.approx(t.weights[1, it].max(), rel=1e-12)
-    mid = mha_ref.toy.blend_weights(0.5)[it]
-    assert quantities.value("blend.mid_and") == pytest.approx(mid[mha_ref.toy.token_index("and")], rel=1e-12)
-    assert quantities.value("blend.mid_ran") == pytest.approx(mid[mha_ref.toy.token_index("ran")], rel=1e-12)
+    mid = toy.blend_weights(0.5)[it]
+    assert quantities.value("blend.mid_and") == pytest.approx(mid[toy.token_index("and")], rel=1e-12)
+    assert quantities.value("blend.mid_ran") == pytest.approx(mid[toy.token_index("ran")], rel=1e-12)

@@ -1,11 +1,11 @@
-"""The dark variant of every frame (figures/dark.py): the light frame's drawing, every colour moved to
+"""The dark variant of every frame (figures/engine/dark.py): the light frame's drawing, every colour moved to
 the slate scheme, and the page shows it in the slate scheme, following Material's toggle."""
 
 import re
 
 import pytest
 
-from figures import dark
+from figures.engine import dark
 
 COLOUR = re.compile(rb"#[0-9a-f]{6}\b")
 IMAGE = re.compile(rb"data:image/png;base64,[A-Za-z0-9+/=\s]+")

@@ -9,11 +9,15 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from figures import export, registry
+from figures.engine import registry
 from figures.__main__ import main as cli
+from figures.kit.style import HEAD_NAMES
+from mha_ref import multi_head_attention_loop
+from mha_ref import costs, models
+from mha_ref.example import toy
+from figures.publish import bundles
 from figures.site import markup
-from figures.style import HEAD_NAMES
-from mha_ref import costs, models, multi_head_attention_loop, toy
+from figures.text import constructs
 
 WITH_DATA = [i for i in registry.ORDER if hasattr(registry.get(i), "data")]
 
@@ -121,7 +125,7 @@ def test_each_table_sits_folded_under_its_figure_on_its_page(site):
     assert len(WITH_DATA) >= 22 and found == expected
 
 
-# the same tables as CSV files (export.data_csv) -------------------------------------------------
+# the same tables as CSV files (bundles.data_csv) -------------------------------------------------
 def parsed(data: bytes) -> list[list[str]]:
     """A CSV file as Excel or Python's csv module reads it: the byte-order mark first, then UTF-8."""
     assert data.startswith(b"\xef\xbb\xbf")
@@ -131,21 +135,21 @@ def parsed(data: bytes) -> list[list[str]]:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("fig_id", WITH_DATA)
 def test_each_data_table_as_csv_parses_back_to_the_table(fig_id, lang):
-    data = export.data_csv(fig_id, lang)
+    data = bundles.data_csv(fig_id, lang)
     head, rows = registry.get(fig_id).data(lang)
     assert parsed(data) == [list(head), *map(list, rows)]
     assert data.count(b"\r\n") >= len(rows) + 1 and b"\n" not in data.replace(b"\r\n", b"")
-    export.data_table.cache_clear()  # computed afresh: the same bytes
-    assert export.data_csv(fig_id, lang) == data
+    bundles.data_table.cache_clear()  # computed afresh: the same bytes
+    assert bundles.data_csv(fig_id, lang) == data
 
 
 def test_a_figure_without_a_table_has_no_csv_and_the_cli_writes_the_others(tmp_path):
-    assert export.data_csv("published-models", "zh") is None
+    assert bundles.data_csv("published-models", "zh") is None
     assert cli(["--out", str(tmp_path), "--only", "blend-slider", "published-models", "--format", "csv"]) == 0
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert written == ["en/blend-slider.csv", "zh/blend-slider.csv"]  # nothing drawn, no file without a table
     for lang in ("zh", "en"):
-        assert (tmp_path / lang / "blend-slider.csv").read_bytes() == export.data_csv("blend-slider", lang)
+        assert (tmp_path / lang / "blend-slider.csv").read_bytes() == bundles.data_csv("blend-slider", lang)
 
 
 def test_the_fold_links_its_csv_when_the_file_was_written():
@@ -160,16 +164,16 @@ def test_the_fold_links_its_csv_when_the_file_was_written():
 def test_a_data_table_of_the_wrong_shape_is_refused_by_name(monkeypatch):
     mod = registry.get("peak-dip")
     monkeypatch.setattr(mod, "data", lambda lang: (["a", "b"], [["1"]]))
-    export.data_table.cache_clear()
+    bundles.data_table.cache_clear()
     try:
-        with pytest.raises(markup.MarkupError, match=r"figure peak-dip: data\(\) must give rows of 2 cells"):
+        with pytest.raises(constructs.MarkupError, match=r"figure peak-dip: data\(\) must give rows of 2 cells"):
             markup.data_html(mod, "en")
         with pytest.raises(registry.FigureError, match=r"figure 'peak-dip' \(en, every frame\) failed to give "
                                                         r"its data table: DataTableError"):
-            export.write_tables(["en"], ["peak-dip"], lambda *a: None)
-        assert export.write_tables(["en"], ["peak-dip"], lambda *a: None, keep_going=True) == 0
+            bundles.write_tables(["en"], ["peak-dip"], lambda *a: None)
+        assert bundles.write_tables(["en"], ["peak-dip"], lambda *a: None, keep_going=True) == 0
     finally:
-        export.data_table.cache_clear()
+        bundles.data_table.cache_clear()
 
 
 def test_each_csv_on_the_site_is_linked_from_its_table_and_holds_it(site):
@@ -184,7 +188,7 @@ def test_each_csv_on_the_site_is_linked_from_its_table_and_holds_it(site):
                 continue
             link = fold.select_one(".mha-data-csv a[download]")
             target = (page.parent / unquote(link["href"])).resolve()
-            assert target.name == export.csv_path(fig_id) and target.read_bytes() == export.data_csv(fig_id, lang)
+            assert target.name == bundles.csv_path(fig_id) and target.read_bytes() == bundles.data_csv(fig_id, lang)
             shown = [[c.get_text() for c in tr.select("th, td")] for tr in fold.select("table tr")]
             assert parsed(target.read_bytes()) == shown
             linked.add((fig_id, lang))

@@ -1,5 +1,5 @@
 """Every figure reusable: downloads that carry their attribution, provenance links, the gallery, and
-the CLI writing the very bytes the site serves (figures/export.py)."""
+the CLI writing the very bytes the site serves (figures/publish/)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,13 @@ from bs4 import BeautifulSoup
 from PIL import Image
 from pypdf import PdfReader
 
-from figures import export, registry
+from figures.engine import registry
 from figures.__main__ import main as cli
-from figures.identity import IDENTITY
-from figures.render import frames
+from figures.publish.identity import IDENTITY
+from figures.engine.render import frames
+from figures.engine import save, sources
+from figures.publish import attribution, bundles, numbering, provenance
+from figures.site import markup
 
 LANG_DIRS = {"zh": "", "en": "en/"}
 MULTI = "blend-slider"  # a figure with a slider: its frames, its zips
@@ -91,12 +94,12 @@ def test_every_download_link_resolves(site):
                 assert resolve(site, page, a["href"]).is_file(), (page, a["href"])
                 links += 1
             for frame in figure.select(".mha-frame"):
-                for fmt in export.FORMATS:
+                for fmt in save.FORMATS:
                     assert resolve(site, page, frame[f"data-{fmt}"]).is_file(), (page, fmt)
             copy = figure.select_one("a.mha-copy-link")
             if figure["class"] == ["mha-figure"]:
                 assert page_of(site, copy["href"]) == page and copy["href"].endswith(f"#{figure['id']}")
-    assert links > 2 * len(registry.ORDER) * len(export.FORMATS)
+    assert links > 2 * len(registry.ORDER) * len(save.FORMATS)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -112,7 +115,7 @@ def test_gallery_lists_every_figure(site, lang):
         assert card.find("code").get_text() == fig_id
         home = card.find("a", class_="mha-fig-num")
         assert soup(resolve(site, gallery, home["href"])).find(id=f"fig-{fig_id}"), home["href"]
-        assert len(card.select(".mha-downloads a[download]")) >= len(export.FORMATS)
+        assert len(card.select(".mha-downloads a[download]")) >= len(save.FORMATS)
 
 
 def test_provenance_names_real_definitions(site):
@@ -124,7 +127,7 @@ def test_provenance_names_real_definitions(site):
         assert len(links) > 1, f"{fig_id}: no mha_ref function named"
         for a in links[1:]:
             m = re.fullmatch(re.escape(IDENTITY.repository) + r"/blob/v[^/]+/(.+)#L(\d+)", a["href"])
-            line = (Path(export.ROOT) / m[1]).read_text(encoding="utf-8").splitlines()[int(m[2]) - 1]
+            line = (Path(sources.ROOT) / m[1]).read_text(encoding="utf-8").splitlines()[int(m[2]) - 1]
             name = a.get_text().split(".")[-1]
             assert re.match(rf"\s*def {name}\(", line), (a.get_text(), m[1], m[2], line)
 
@@ -137,17 +140,17 @@ def test_cli_writes_the_sites_bytes(site, tmp_path):
     for rel in written:
         lang, path = rel.split("/", 1)
         assert (tmp_path / rel).read_bytes() == (site / LANG_DIRS[lang] / "figures" / path).read_bytes(), rel
-    expected = {f"{lang}/{f.path(fmt)}" for lang in LANG_DIRS for i in chosen for f in frames(i) for fmt in export.FORMATS}
+    expected = {f"{lang}/{f.path(fmt)}" for lang in LANG_DIRS for i in chosen for f in frames(i) for fmt in save.FORMATS}
     assert expected <= set(written)
 
 
 def test_all_frames_zip_holds_each_frame_in_order(site):
     for lang, prefix in LANG_DIRS.items():
         base = site / prefix / "figures"
-        with zipfile.ZipFile(base / export.zip_path(MULTI, "pdf")) as z:
+        with zipfile.ZipFile(base / bundles.zip_path(MULTI, "pdf")) as z:
             names = z.namelist()
             assert names[1:] == [f.path("pdf") for f in frames(MULTI)]
-            assert all(i.date_time == export.ZIP_TIME for i in z.infolist())
+            assert all(i.date_time == bundles.ZIP_TIME for i in z.infolist())
             for name in names[1:]:
                 assert z.read(name) == (base / name).read_bytes()
 
@@ -156,9 +159,9 @@ def test_all_frames_zip_holds_each_frame_in_order(site):
 def test_a_files_title_is_plain_words_in_its_print_wording(lang):
     """A downloaded file is read away from the page: its title holds no page construct, Markdown or
     TeX, and where a caption speaks of the slider it says what the frames show instead."""
-    numbers = export.site_numbers()
+    numbers = numbering.site_numbers()
     for fig_id in registry.ORDER:
-        a = export.attribution(frames(fig_id)[0], lang, numbers.get(fig_id))
+        a = attribution.attribution(frames(fig_id)[0], lang, numbers.get(fig_id))
         assert not re.search(r"\{\{|\}\}|[`*$\\]|\]\(", a.title), a.title
         assert not re.search(r"slider|滑块|拖", a.title), a.title
 
@@ -168,12 +171,11 @@ def test_a_long_source_list_is_folded_under_its_count(site, lang):
     """A figure whose drawing reaches more than PROVENANCE_FOLD mha_ref functions (the trained
     figures reach the whole training code) shows its module, then the functions folded under their
     count; no link sits inside the fold's summary; a short list stays one line."""
-    from figures.site import markup
     doc = soup(site / LANG_DIRS[lang] / "what-trained-heads-do" / "index.html")
     folded = 0
     for box in doc.select("figure.mha-figure"):
         fig_id = box["id"].removeprefix("fig-")
-        functions = export.provenance(fig_id)[1:]
+        functions = provenance.provenance(fig_id)[1:]
         prov = box.select_one(".mha-provenance")
         links = prov.select("a")
         assert [a.get_text() for a in links[1:]] == [f.label.removeprefix("mha_ref.") for f in functions]

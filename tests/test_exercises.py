@@ -1,9 +1,9 @@
-"""The exercises at the end of every content page (issue 11).
+"""The exercises at the end of every content page.
 
 Each page's last section holds three to five exercises, each followed by one folded worked answer,
 in both languages alike. Every number an exercise or an answer prints is recomputed here without
 mha_ref's attention code (plain numpy on the running example's inputs and parameters, or the
-published figures of ../shared/FACTS.md), and every claim an answer makes about the example is
+published figures of the sources in mha_ref/models.py), and every claim an answer makes about the example is
 asserted. Each "edit the code" exercise is made here exactly as the page words it, on a copy of
 the module, and what the answer says the edit does is checked on that copy.
 """
@@ -21,8 +21,10 @@ import numpy as np
 import pytest
 import yaml
 
-from figures.site.markup import VALUE
-from mha_ref import expressiveness, quantities, roles, scale, split_heads, merge_heads, toy
+from figures.text.constructs import VALUE
+from mha_ref import split_heads, merge_heads
+from mha_ref.example import expressiveness, scale, toy
+from mha_ref import quantities, roles
 
 attention_module = importlib.import_module("mha_ref.attention")  # the module, not the function of that name
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,7 +184,7 @@ def _reachable_at_width_one(keys):
     return sum(int((k == f(k)).sum() == 1) for f in (np.max, np.min))
 
 
-# name -> (independent value, tolerance). Outside figures are typed from ../shared/FACTS.md.
+# name -> (independent value, tolerance). Outside figures are typed from the sources in mha_ref/models.py.
 EXACT, CLOSE = 0.0, 1e-9
 INDEPENDENT = {
     **{f"ex.blend.pos_it.{t}": (S[POS, IT, j], CLOSE) for j, t in enumerate(toy.TOKENS)},

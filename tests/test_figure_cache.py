@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from figures.cache import ENV, FigureCache, from_env
-from figures.render import Frame, frames, render, render_files, render_many
+from figures.engine.cache import ENV, FigureCache, from_env
+from figures.engine.render import Frame, frames, render, render_files, render_many
 
 ROOT = Path(__file__).resolve().parents[1]
 # one frame each, except width-slices; flow-diagram alone reaches mha_ref.flow.flow_shapes
@@ -51,17 +51,17 @@ def test_only_the_frames_whose_sources_changed_are_drawn_again(checkout):
     assert _drawn(checkout) == 0  # nothing changed
     # a comment and a docstring in mha_ref code that every one of these figures reaches
     _edit(checkout / "mha_ref/attention.py", "import numpy as np\n", "import numpy as np  # edited\n")
-    _edit(checkout / "mha_ref/toy.py", '"""[n] -log of each', '"""[n] (edited) -log of each')
+    _edit(checkout / "mha_ref/example/toy.py", '"""[n] -log of each', '"""[n] (edited) -log of each')
     assert _drawn(checkout) == 0
     # a figure module: only its frame
-    _edit(checkout / "figures/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"')
+    _edit(checkout / "figures/gallery/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"')
     assert _drawn(checkout) == 1
     # an mha_ref function that only flow-diagram reaches
     _edit(checkout / "mha_ref/flow.py", "    params = init_params(d_model, h, seed=0)\n",
           "    params = init_params(d_model, h, seed=0)\n    n = int(n)\n")
     assert _drawn(checkout) == 1
     # a constant of the running example: every figure that reads mha_ref.toy
-    _edit(checkout / "mha_ref/toy.py", "NOISE = 0.04", "NOISE = 0.05")
+    _edit(checkout / "mha_ref/example/toy.py", "NOISE = 0.04", "NOISE = 0.05")
     assert _drawn(checkout) == len(frames("peak-dip")) + len(frames("width-slices"))
     assert _drawn(checkout, "--no-cache") == every
 
@@ -96,7 +96,7 @@ def test_a_killed_write_leaves_no_file_read_as_a_hit(tmp_path):
     script = textwrap.dedent(f"""
         import os
         from pathlib import Path
-        from figures.cache import FigureCache
+        from figures.engine.cache import FigureCache
         os.fsync = lambda fd: os._exit(9)
         FigureCache(Path({str(tmp_path)!r})).put(Path({str(path)!r}), b"<svg>" * 100000)
     """)
@@ -131,7 +131,7 @@ def test_prune_keeps_the_most_recently_used(tmp_path):
 
 
 def test_prune_never_forgets_what_this_build_used(tmp_path):
-    # a build that uses more files than the cache keeps (issue 11's figures made one use 1,750 of
+    # a build that uses more files than the cache keeps (a build of both languages used 1,750 of
     # 2,000): its own frames stay, and only files from before it go
     old = FigureCache(tmp_path)
     stale = old.path("stale", "en", None, "svg")
@@ -154,10 +154,10 @@ def test_a_frame_is_keyed_by_language_frame_and_format(tmp_path):
 
 
 def test_digests_are_remembered_while_the_code_is_unchanged(tmp_path):
-    from figures.sources import Sources
+    from figures.engine.sources import Sources
 
     cache, sources = FigureCache(tmp_path), Sources()
-    modules = ["figures.peak_dip", "figures.width_slices"]
+    modules = ["figures.gallery.peak_dip", "figures.gallery.width_slices"]
     assert cache.digests(modules, sources) == [sources.digest(m) for m in modules]
 
     class Unread(Sources):
@@ -167,10 +167,11 @@ def test_digests_are_remembered_while_the_code_is_unchanged(tmp_path):
 
 
 def test_a_figure_is_keyed_by_the_mha_ref_code_it_reaches_by_name(tmp_path):
-    from figures.sources import Sources
+    from figures.engine.sources import Sources
 
     files = {
-        "figures/__init__.py": "", "figures/render.py": "from . import style\n", "figures/style.py": "",
+        "figures/__init__.py": "", "figures/engine/__init__.py": "", "figures/engine/render.py": "from . import save\n",
+        "figures/engine/save.py": "",
         "figures/fig.py": "from mha_ref import a\n\ndef draw(lang, value):\n    return a.f(value)\n",
         "mha_ref/__init__.py": "from .a import f\n",
         "mha_ref/a.py": ('"""A module."""\nfrom .b import g\n\nK = 1\n\n\ndef f(x):\n    """f."""\n    return g(x) + K\n\n\n'
@@ -192,4 +193,4 @@ def test_a_figure_is_keyed_by_the_mha_ref_code_it_reaches_by_name(tmp_path):
     assert digest(**{"mha_ref/b.py": b.replace("2 * x", "3 * x")}) != base  # f calls g
     assert digest(**{"mha_ref/a.py": a.replace("K = 1", "K = 2")}) != base  # a constant of a reached module
     assert digest(**{"mha_ref/a.py": a + "\n\ndef f(x):\n    return 0\n"}) != base  # f defined again
-    assert digest(**{"figures/style.py": "X = 1\n"}) != base  # figure code counts whole
+    assert digest(**{"figures/engine/save.py": "X = 1\n"}) != base  # figure code counts whole

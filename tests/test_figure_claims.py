@@ -1,4 +1,4 @@
-"""Each figure's claim from FIGURES.md, asserted on the numbers the figure draws (read back from
+"""Each figure's claim (what its caption says), asserted on the numbers the figure draws (read back from
 the artists of the Figure its draw() returns: bar heights, line data, texts) and on the mha_ref
 functions behind them; never on pixels, never on a constant the figure does not draw."""
 
@@ -6,9 +6,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from mha_ref import costs, split_heads, toy
-from figures import flops_vs_context, width_slices
-from mha_ref import scale
+from mha_ref import split_heads
+from mha_ref import costs
+from mha_ref.example import toy
+from figures.gallery import flops_vs_context, width_slices
+from mha_ref.example import scale
 
 LANGS = ("zh", "en")
 
@@ -17,7 +19,7 @@ LANGS = ("zh", "en")
 def _axes(fig_id, value=None, lang="en"):
     """The axes of figure `fig_id` as drawn for one frame (closed: its artists stay readable)."""
     import matplotlib.pyplot as plt
-    from figures import registry
+    from figures.engine import registry
     fig = registry.get(fig_id).draw(lang, value)
     plt.close(fig)
     return fig.axes
@@ -44,7 +46,7 @@ def _fine_rows(query: str) -> np.ndarray:
 
 
 def _drawn_peak_dip():
-    from figures import peak_dip
+    from figures.gallery import peak_dip
     fig = peak_dip.draw("en")
     lines = fig.axes[0].lines
     plt.close(fig)
@@ -165,7 +167,7 @@ def test_width_slices_control_is_the_divisors_and_opens_on_the_running_example()
 # position-vs-rare-lines ------------------------------------------------------------------------
 def _drawn_targets(head, lang="en"):
     """position-vs-rare-lines for one head: (query positions, attended positions)."""
-    from figures.style import HEAD_COLOURS
+    from figures.kit.style import HEAD_COLOURS
     (ax,) = _axes("position-vs-rare-lines", None, lang)
     (line,) = _lines_in(ax, HEAD_COLOURS[head])
     y = np.asarray(line.get_ydata(), dtype=float)
@@ -209,7 +211,7 @@ def test_lines_heads_are_sure_of_their_picks():
 # flops-vs-context ------------------------------------------------------------------------------
 def _flops_curves(h, lang="en"):
     """flops-vs-context for the frame h: {name: (n, multiply-adds)} of the three curves and the two dots."""
-    from figures.style import HEAD_COLOURS, INK
+    from figures.kit.style import HEAD_COLOURS, INK
     (ax,) = _axes("flops-vs-context", h, lang)
     (one,), (many,), (proj,), (dots,) = (_lines_in(ax, c) for c in
                                          ("#BBBBBB", HEAD_COLOURS["syntax"], HEAD_COLOURS["position"], INK))
@@ -232,7 +234,7 @@ def test_flops_one_head_and_h_heads_coincide_at_every_context(h):
 @pytest.mark.parametrize("lang", LANGS)
 def test_flops_projections_are_one_and_a_half_times_attention_at_gpt2_context(lang):
     m = flops_vs_context.GPT2
-    assert (m.d_model, m.heads, m.context) == (768, 12, 1024)  # GPT-2 small, FACTS.md
+    assert (m.d_model, m.heads, m.context) == (768, 12, 1024)  # GPT-2 small, the published source (mha_ref/models.py)
     (at_n, (attention, projections)) = _flops_curves(m.heads, lang)["dots"]
     assert set(at_n) == {m.context}
     assert 2 * projections == 3 * attention  # exactly 1.5
@@ -251,7 +253,7 @@ def test_blend_rows_peak_on_different_tokens_at_it():
 
 # blend-slider ----------------------------------------------------------------------------------
 def test_blend_slider_midpoint_is_close_to_no_token():
-    from figures import blend_slider
+    from figures.gallery import blend_slider
     assert len(blend_slider.CONTROL.values) >= 11
     mid = blend_slider.CONTROL.start
     assert toy.blend_ratios()[mid] == 0.5  # the page opens on the midpoint
@@ -278,7 +280,7 @@ def test_every_head_output_moves_when_any_input_number_moves():
 
 
 def test_what_a_head_reads_draws_the_computed_grids():
-    from figures import what_a_head_reads
+    from figures.gallery import what_a_head_reads
     s = toy.head_sensitivity()
     fig = what_a_head_reads.draw("en", "right")
     drawn = [np.asarray(im.get_array()) for ax in fig.axes for im in ax.get_images()]
@@ -348,7 +350,7 @@ def _framed_columns(ax):
 
 @pytest.mark.parametrize("h", [1, 2, 4, 8])
 def test_projection_columns_are_cut_the_same_way(h):
-    from figures import projection_columns
+    from figures.gallery import projection_columns
     assert h in projection_columns.CONTROL.values
     x, p = toy.inputs(), toy.params()
     panels = _axes("projection-columns", h)
@@ -369,7 +371,7 @@ def _drawn_rows(fig_id, query, lang="en"):
     """{head: [n] bar heights} of a figure that stacks one weight row per head, top to bottom;
     each row is told by its head's colour, as the reader tells them."""
     from matplotlib.colors import same_color
-    from figures.style import HEAD_COLOURS
+    from figures.kit.style import HEAD_COLOURS
     rows = {}
     for ax in _axes(fig_id, query, lang):
         (bars,) = ax.containers
@@ -412,14 +414,14 @@ def test_four_heads_follow_their_rules_for_every_query(query):
 
 @pytest.mark.parametrize("fig_id", ["blend-rows", "two-heads-full-strength", "four-heads"])
 def test_query_figures_open_on_it(fig_id):
-    from figures import registry
+    from figures.engine import registry
     assert registry.get(fig_id).CONTROL.start == toy.token_index("it")
 
 
 # scale-pitfall ---------------------------------------------------------------------------------
 def _scale_curves(d_k, lang):
     """The two curves and the two bar rows scale-pitfall draws for the frame d_k."""
-    from figures import scale_pitfall as fig
+    from figures.gallery import scale_pitfall as fig
     curve, bars = _axes("scale-pitfall", d_k, lang)
     (right,), (wrong,) = (
         [line for line in _lines_in(curve, colour) if len(line.get_xdata()) == len(scale.D_KS)]
@@ -451,7 +453,8 @@ def test_scale_bars_are_the_weights_of_the_frame(d_k):
 
 
 def test_scale_weights_come_from_real_attention():
-    from mha_ref import attention, scale
+    from mha_ref import attention
+    from mha_ref.example import scale
     q, k = scale.query_and_keys(8)
     scores = k @ q
     assert scores[0] == pytest.approx(scale.STRENGTH * np.sqrt(8))
@@ -486,7 +489,7 @@ def test_softmax_margin_is_strength_with_sqrt_d_k_and_shrinks_with_sqrt_d_model(
 
 
 def test_scale_refuses_a_width_that_does_not_divide():
-    from mha_ref import scale
+    from mha_ref.example import scale
     with pytest.raises(ValueError, match="d_k=3"):
         scale.peak(3, "d_k")
     with pytest.raises(ValueError, match="divisor"):
@@ -507,7 +510,7 @@ def test_position_peak_moves_with_the_query_rare_peak_stays_on_cat(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_syntax_walk_goes_forward_at_it_and_back_at_ate(lang):
     from matplotlib.colors import same_color
-    from figures.style import HEAD_COLOURS
+    from figures.kit.style import HEAD_COLOURS
     for query in range(toy.N):
         (ax,) = _axes("syntax-walk", query, lang)
         # ((from, to), drawn in the head's colour); above or below the words: test_figures_render.py
@@ -550,10 +553,10 @@ def test_ablation_replaces_the_head_by_the_mean_of_its_values():
     assert toy.ablation()[i] == pytest.approx(expected)
 
 
-# pruning-evidence / heads-vs-bleu: published numbers equal FACTS.md ----------------------------
+# pruning-evidence / heads-vs-bleu: published numbers equal the published source (mha_ref/models.py) ----------------------------
 @pytest.mark.parametrize("lang", LANGS)
 def test_pruning_numbers_equal_facts(lang):
-    """FACTS.md: 6 layers x 8 = 48 encoder heads; WMT EN-RU 10 kept for -0.15 BLEU;
+    """the published source (mha_ref/models.py): 6 layers x 8 = 48 encoder heads; WMT EN-RU 10 kept for -0.15 BLEU;
     OpenSubtitles 4 kept for -0.25 BLEU. Read off the bars and their labels."""
     (ax,) = _axes("pruning-evidence", None, lang)
     rows = {}
@@ -567,7 +570,7 @@ def test_pruning_numbers_equal_facts(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_one_head_is_point_nine_bleu_behind_the_best(lang):
-    """FACTS.md, Vaswani et al. Table 3 (A), h = 1, 4, 8, 16, 32: what heads-vs-bleu plots."""
+    """the published source (mha_ref/models.py), Vaswani et al. Table 3 (A), h = 1, 4, 8, 16, 32: what heads-vs-bleu plots."""
     from mha_ref import quantities
     bleu, ppl = (ax.lines[0].get_ydata() for ax in _axes("heads-vs-bleu", None, lang))
     assert list(bleu) == [24.9, 25.5, 25.8, 25.8, 25.4]
@@ -591,7 +594,7 @@ def test_placing_a_head_never_changes_filled_slots(placed):
     np.testing.assert_array_equal(partial, t.concat[:, :placed * toy.D_K])
     assert t.concat.shape[-1] == toy.D_MODEL
     # what the frame shows: the first placed * d_k slots, each the placed head's own output number
-    from figures import concat_slots
+    from figures.gallery import concat_slots
     drawn = _filled_slots(placed)
     assert sorted(drawn) == list(range(placed * toy.D_K))
     query = toy.token_index(concat_slots.QUERY)
@@ -606,7 +609,7 @@ def test_placing_a_head_never_changes_filled_slots(placed):
 @pytest.mark.parametrize("query", range(toy.N))
 def test_each_pair_is_that_heads_weights_times_its_values(query):
     from matplotlib.colors import same_color
-    from figures.style import HEAD_COLOURS
+    from figures.kit.style import HEAD_COLOURS
     (ax,) = _axes("head-outputs", query)
     (bars,) = ax.containers
     drawn = _heights(bars)  # [d_model] the concatenated outputs of this query
@@ -621,7 +624,7 @@ def test_each_pair_is_that_heads_weights_times_its_values(query):
 def _stacked_contributions(mix, lang="en"):
     """wo-mixing for one mixing strength: ({head: [2] drawn bar heights}, [2] the drawn totals)."""
     from matplotlib.colors import same_color
-    from figures.style import HEAD_COLOURS, INK
+    from figures.kit.style import HEAD_COLOURS, INK
     (ax,) = _axes("wo-mixing", mix, lang)
     parts = {}
     for bars in ax.containers:
@@ -633,7 +636,7 @@ def _stacked_contributions(mix, lang="en"):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_block_diagonal_w_o_keeps_heads_apart_mixing_brings_all_four(lang):
-    from figures import wo_mixing
+    from figures.gallery import wo_mixing
     it = toy.token_index("it")
     assert wo_mixing.CONTROL.values[0] == 0.0
     for mix in wo_mixing.CONTROL.values:
@@ -663,7 +666,7 @@ def test_four_matrices_share_one_shape(lang):
 # params-vs-h -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("h", [1, 12, 96])
 def test_params_are_exactly_4d2_plus_4d_for_every_h(h):
-    from figures import params_vs_h
+    from figures.gallery import params_vs_h
     d = params_vs_h.D
     (ax,) = _axes("params-vs-h", h)
     full, *blocks = ax.containers  # the bar of every h, then the chosen h's stack, bottom to top
@@ -678,13 +681,13 @@ def test_params_are_exactly_4d2_plus_4d_for_every_h(h):
 
 # dk-expressiveness -----------------------------------------------------------------------------
 def _winners(keys) -> set[int]:
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     return {int(j) for j in np.flatnonzero(ex.can_be_top(keys))}
 
 
 def test_a_width_one_head_can_point_only_two_ways():
     """At d_k = 1 exactly the largest and the smallest key can win, for every draw of keys tried."""
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     assert ex.head_widths()[0] == 1 and ex.reachable_top_keys(1) == 2
     for seed in range(20):
         rng = np.random.default_rng(seed)
@@ -695,7 +698,7 @@ def test_a_width_one_head_can_point_only_two_ways():
 def test_width_one_argument_by_hand():
     """With d_k = 1 the top key is the largest key for q > 0 and the smallest for q < 0: the
     query the project finds for each winner has that sign, and no query makes a middle key win."""
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     keys = ex.head_keys(1)  # [N_KEYS, 1]
     assert ex.key_margin(keys, int(keys.argmax())).query[0] > 0
     assert ex.key_margin(keys, int(keys.argmin())).query[0] < 0
@@ -707,7 +710,7 @@ def test_width_one_argument_by_hand():
 def test_keys_that_can_win_are_the_convex_hull_vertices(d_k):
     """An independent check where one exists: qhull's vertices, on the figure's keys and on others."""
     from scipy.spatial import ConvexHull
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     cases = [ex.head_keys(d_k)] + [np.random.default_rng(s).normal(size=(n, d_k))
                                    for s, n in enumerate((6, 16, 40, 100))]
     for keys in cases:
@@ -718,7 +721,7 @@ def test_each_counted_key_wins_for_the_query_found_and_wider_heads_keep_it():
     """For every width the figure draws: the witness query puts its key strictly first (checked
     here in numpy), the other keys have no positive margin, and a key that can win at one width
     can win at every wider one (the reason the page gives)."""
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     before = set()
     for d_k in ex.head_widths():
         keys = ex.head_keys(d_k)
@@ -739,7 +742,7 @@ def test_each_counted_key_wins_for_the_query_found_and_wider_heads_keep_it():
 
 def test_exact_count_finds_keys_that_random_queries_miss():
     """A key whose winning queries form a sliver is counted; 20,000 random queries miss it."""
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     eps = 1e-6  # how far the fifth key pokes out past the edge between (1, 0) and (0, 1)
     keys = np.array([[1, 0], [0, 1], [-1, 0], [0, -1], [0.5 + eps, 0.5 + eps]])
     queries = np.random.default_rng(0).normal(size=(20000, 2))
@@ -756,7 +759,7 @@ def test_exact_count_finds_keys_that_random_queries_miss():
 
 
 def test_identical_keys_cannot_be_strictly_first():
-    from mha_ref import expressiveness as ex
+    from mha_ref.example import expressiveness as ex
     keys = ex.head_keys(2)
     winners = _winners(keys)
     j = min(winners)
@@ -766,8 +769,8 @@ def test_identical_keys_cannot_be_strictly_first():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_dk_expressiveness_bars_are_the_exact_counts(lang):
-    from figures import dk_expressiveness as fig
-    from mha_ref import expressiveness as ex
+    from figures.gallery import dk_expressiveness as fig
+    from mha_ref.example import expressiveness as ex
     exact = [ex.reachable_top_keys(d) for d in ex.head_widths()]
     for h in fig.CONTROL.values:
         (ax,) = _axes("dk-expressiveness", h, lang)
@@ -789,8 +792,9 @@ def test_published_head_width_stays_in_64_to_128_while_h_spans_8_to_96(lang):
 # flow-diagram ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGS)
 def test_flow_shapes_are_computed_from_the_config(lang):
-    from mha_ref import flow_shapes, models
-    base = models.model("Transformer base")  # FACTS.md: d_model 512, 8 heads of 64
+    from mha_ref.flow import flow_shapes
+    from mha_ref import models
+    base = models.model("Transformer base")  # the published source (mha_ref/models.py): d_model 512, 8 heads of 64
     s = flow_shapes()
     assert (s.h, s.d_k) == (base.heads, base.d_head) == (8, 64)
     assert (s.x, s.q_i, s.head_i, s.concat, s.w_o, s.out) == \

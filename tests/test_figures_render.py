@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-import figures
-from figures import registry
-from figures.render import FigureError, Frame, frames, render
-from figures.site import markup
-from figures.style import to_bytes
+from figures.engine import registry
+from figures.engine.render import FigureError, Frame, frames, render
+from figures.engine.save import to_bytes
 from frame_checks import ONE_WITH_PLURAL
+from figures.kit import style
+from figures.site import markup
+from figures.text import constructs
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
@@ -77,7 +78,7 @@ def test_syntax_walk_draws_arcs_ahead_above_the_words_and_arcs_back_below(frame)
     from matplotlib.patches import FancyArrowPatch
     from matplotlib.path import Path as MplPath
 
-    from mha_ref import toy
+    from mha_ref.example import toy
     fig = registry.get("syntax-walk").draw("en", frame.value)
     fig.canvas.draw()  # lay the figure out, so that the arcs' paths are final
     ax = fig.axes[0]
@@ -145,7 +146,7 @@ def test_two_renders_in_separate_processes_are_byte_identical(tmp_path, fmt, sit
     assert written == sorted(expected)
     for rel in written:
         frame, lang = expected[rel]
-        # the site serves every format stamped with its attribution (figures/export.py), as the CLI writes it
+        # the site serves every format stamped with its attribution (figures/publish/), as the CLI writes it
         assert (tmp_path / rel).read_bytes() == _served(site, lang, frame.path(fmt)), rel
 
 
@@ -189,20 +190,20 @@ def test_figure_construct_start_option_and_errors():
                          ("{{ figure peak-dip colour=red }}", "colour"),
                          ("{{ figure peak-dip }}\n\n{{ figure peak-dip }}", "twice"),
                          ("text {{ figure peak-dip }} inline", "misplaced"), ("{{ vaule toy.n }}", "vaule")]:
-        with pytest.raises(markup.MarkupError, match=pattern):
+        with pytest.raises(constructs.MarkupError, match=pattern):
             markup.expand(bad, "en", _url, "t.md")
 
 
 def test_value_construct_prints_computed_numbers():
     text, _ = markup.expand("{{ value gpt2.params }} / {{ value gpt2.ratio .1f }}", "en", _url, "t.md")
     assert text == "2,362,368 / 1.5"
-    with pytest.raises(markup.MarkupError, match="t.md.*nope"):
+    with pytest.raises(constructs.MarkupError, match="t.md.*nope"):
         markup.expand("{{ value nope }}", "en", _url, "t.md")
 
 
 def test_captions_type_no_number_by_hand():
     from prose_rules import prose
-    for fig_id in figures.ORDER:
+    for fig_id in registry.ORDER:
         mod = registry.get(fig_id)
         for cap in (mod.CAPTION_ZH, mod.CAPTION_EN):
             assert not re.search(r"\d", prose(cap)), (fig_id, prose(cap))
@@ -229,14 +230,13 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
     assert f"| {llama3.heads} | {llama3.kv_heads} | {llama3.d_head} |" in en
     head, _ = markup.expand("{{ table head-count }}", "en", _url, "t.md")
     assert "| 1 | 512 | 5.29 | 24.9 |" in head
-    with pytest.raises(markup.MarkupError, match="nope"):
+    with pytest.raises(constructs.MarkupError, match="nope"):
         markup.expand("{{ table nope }}", "en", _url, "t.md")
 
 
 def test_drawing_once_gives_the_bytes_of_matplotlibs_two_pass_savefig(monkeypatch):
     from matplotlib.figure import Figure
 
-    from figures import style
     # four figures of different make: a curve, a strip of slices, the heads' rows, the diagram
     chosen = [Frame("peak-dip", None, None), *frames("width-slices")[:1], *frames("four-heads")[:1],
               Frame("flow-diagram", None, None)]

@@ -1,4 +1,4 @@
-"""Frames saved through figures/svg_canvas.py, pdf_canvas.py and png_canvas.py, which measure and
+"""Frames saved through figures/engine/svg_canvas.py, pdf_canvas.py and png_canvas.py, which measure and
 lay out each text once per process, are byte for byte the frames matplotlib's own canvases draw;
 and the figure cache counts those canvases among the code every frame is drawn with."""
 
@@ -7,10 +7,10 @@ import io
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import registry
-from figures.render import frames
-from figures.sources import Sources
-from figures.style import _METADATA, FORMATS, PNG_DPI, to_bytes, to_bytes_each
+from figures.engine import registry
+from figures.engine.render import frames
+from figures.engine.sources import Sources
+from figures.engine.save import _METADATA, FORMATS, PNG_DPI, to_bytes, to_bytes_each
 
 # Between them: Chinese and Latin text, mathtext, a log colour bar, a legend, stacked shared axes.
 FIGURES = ["what-a-head-reads", "scale-pitfall", "four-heads", "flops-vs-context"]
@@ -45,5 +45,5 @@ def test_our_canvases_draw_the_bytes_matplotlibs_own_canvases_draw(fig_id, lang)
 def test_the_figure_cache_counts_the_canvases_among_every_figures_sources():
     sources = Sources()
     for fig_id in registry.ORDER:
-        reached = {module for module, _ in sources.reached(registry.module_name(fig_id))}
-        assert {"figures.svg_canvas", "figures.pdf_canvas", "figures.png_canvas"} <= reached, fig_id
+        reached = {module for module, _ in sources.figure_units(registry.module_name(fig_id))}
+        assert {"figures.engine.svg_canvas", "figures.engine.pdf_canvas", "figures.engine.png_canvas"} <= reached, fig_id

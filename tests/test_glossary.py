@@ -269,7 +269,8 @@ def test_every_first_explained_link_lands_on_the_heading_it_names(site):
 
 # what the definitions say, against mha_ref -----------------------------------------------------
 def test_what_the_definitions_say_holds_in_mha_ref():
-    from mha_ref import costs, roles, toy
+    from mha_ref import costs, roles
+    from mha_ref.example import toy
     from mha_ref.attention import mha_trace, softmax
     t, n = toy.trace(), len(toy.TOKENS)
     weights = {name: t.weights[toy.head_index(name)] for name in ("position", "syntax", "rare", "diffuse")}

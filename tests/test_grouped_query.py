@@ -117,7 +117,7 @@ LLAMA3 = models.model("Llama 3 8B")
 
 
 def _from_config(m: models.Model, kv_heads: int):
-    """FACTS.md's configuration, by hand: per layer, W_K and W_V each map d_model to kv_heads heads
+    """the published source (mha_ref/models.py)'s configuration, by hand: per layer, W_K and W_V each map d_model to kv_heads heads
     of d_head; per token, every layer keeps one key and one value of d_head per key/value head, at
     two bytes a number (16-bit)."""
     kv_weights_per_layer = 2 * m.d_model * (kv_heads * m.d_head)
@@ -128,7 +128,7 @@ def _from_config(m: models.Model, kv_heads: int):
 @pytest.mark.parametrize("kv_heads", [LLAMA3.heads, LLAMA3.kv_heads, 1], ids=["MHA", "GQA", "MQA"])
 def test_llama3_counts_match_a_formula_from_its_configuration(kv_heads):
     m = LLAMA3
-    assert (m.d_model, m.layers, m.heads, m.kv_heads, m.d_head) == (4096, "32", 32, 8, 128)  # FACTS.md
+    assert (m.d_model, m.layers, m.heads, m.kv_heads, m.d_head) == (4096, "32", 32, 8, 128)  # the published source (mha_ref/models.py)
     weights, cache = _from_config(m, kv_heads)
     assert costs.kv_param_count(m.d_model, m.heads, kv_heads, bias=False) == weights
     numbers = costs.kv_cache_per_token(m.d_model, m.heads, kv_heads, layers=m.layer_count)
@@ -174,7 +174,7 @@ def test_layer_count_of_a_single_stack_and_not_of_an_encoder_decoder():
 
 
 def test_gqa_t5_numbers_equal_facts():
-    """FACTS.md, Ainslie et al. 2023: T5-XXL inference time / average score, MHA 1.51 s / 47.2,
+    """the published source (mha_ref/models.py), Ainslie et al. 2023: T5-XXL inference time / average score, MHA 1.51 s / 47.2,
     MQA 0.24 / 46.6, GQA-8 0.28 / 47.1."""
     g = models.GQA_T5_XXL
     assert (g["mha_time_s"], g["mha_score"], g["mqa_time_s"], g["mqa_score"], g["gqa8_time_s"], g["gqa8_score"],

@@ -9,8 +9,9 @@ import pytest
 from matplotlib.text import Annotation
 from scipy.spatial import ConvexHull
 
-from mha_ref import expressiveness as ex
-from mha_ref import quantities, toy
+from mha_ref.example import expressiveness as ex
+from mha_ref import quantities
+from mha_ref.example import toy
 
 LANGS = ("zh", "en")
 SHARP = ("position", "syntax", "rare")
@@ -20,7 +21,7 @@ SHARP = ("position", "syntax", "rare")
 @functools.cache
 def _planes(query, lang="en"):
     """{panel label: axes} of head-planes drawn for one query (closed: the artists stay readable)."""
-    from figures import head_planes
+    from figures.gallery import head_planes
     fig = head_planes.draw(lang, query)
     plt.close(fig)
     return {ax.get_label(): ax for parent in fig.axes for ax in (parent, *parent.child_axes)}
@@ -112,7 +113,7 @@ def test_dot_products_are_the_scores_before_the_division():
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("query", range(toy.N))
 def test_readout_and_titles_name_the_winner(query, lang):
-    from figures import head_planes
+    from figures.gallery import head_planes
     text = head_planes.readout(lang, query)
     axes = _planes(query, lang)
     for i, head in enumerate(toy.HEADS):
@@ -243,7 +244,7 @@ def test_diffuse_arrows_are_short_scores_close_and_weights_even():
 def test_diffuse_head_at_the_shared_scale_is_a_dot_and_the_box_magnifies_as_it_says():
     """At the other panels' scale the diffuse arrows stay within a fifteenth of the panel; the box
     shows them larger by the factor its note prints (measured on the laid-out figure)."""
-    from figures import head_planes
+    from figures.gallery import head_planes
     fig = head_planes.draw("en", toy.token_index("it"))
     fig.canvas.draw()
     axes = {ax.get_label(): ax for parent in fig.axes for ax in (parent, *parent.child_axes)}
@@ -264,7 +265,7 @@ def test_diffuse_head_at_the_shared_scale_is_a_dot_and_the_box_magnifies_as_it_s
 # attention-maps --------------------------------------------------------------------------------
 def _maps(lang="en"):
     """{map key: (image array, axes)} of attention-maps as drawn."""
-    from figures import registry
+    from figures.engine import registry
     fig = registry.get("attention-maps").draw(lang, None)
     plt.close(fig)
     return {ax.images[0].get_label(): (np.asarray(ax.images[0].get_array()), ax) for ax in fig.axes if ax.images}
@@ -272,7 +273,7 @@ def _maps(lang="en"):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_maps_are_mha_refs_weights_and_the_blend_at_its_middle_stop(lang):
-    from figures import attention_maps
+    from figures.gallery import attention_maps
     maps = _maps(lang)
     assert list(maps) == [*toy.HEADS, "blend"]
     for i, head in enumerate(toy.HEADS):
@@ -321,7 +322,7 @@ def test_the_blended_rows_of_cat_it_ran_split_between_the_two_rules_answers():
 
 
 def test_maps_table_holds_every_cell():
-    from figures import attention_maps
+    from figures.gallery import attention_maps
     head, rows = attention_maps.data("en")
     assert head[2:] == list(toy.TOKENS) and len(rows) == 5 * toy.N
     maps = {key: w for key, (w, _) in _maps().items()}
@@ -331,7 +332,7 @@ def test_maps_table_holds_every_cell():
 
 
 def test_planes_table_holds_every_arrow_and_corner():
-    from figures import head_planes
+    from figures.gallery import head_planes
     _, rows = head_planes.data("en")
     assert len(rows) == toy.H * toy.N
     for i, head in enumerate(toy.HEADS):

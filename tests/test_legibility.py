@@ -7,7 +7,8 @@ counted on their own."""
 
 import pytest
 
-from figures.style import LANGS, NARROW_WIDTH, WIDTH
+from figures.kit.words import LANGS
+from figures.kit.style import NARROW_WIDTH, SMALLEST_PT, WIDTH
 
 DESKTOP_PX, PHONE_PX, MULTIPLE_PT = 11, 10, 7
 PHONE_COLUMN = 358  # CSS px a 390 px phone gives a figure (checked in the browser below)
@@ -40,6 +41,9 @@ def test_every_frame_reads_on_a_desktop_and_on_a_phone(checked_frames, lang):
         assert c.files is not None, c.error
         (wide_pt, wide_in, wide_text), (thin_pt, thin_in, thin_text) = c.smallest
         assert (wide_in, thin_in) == (WIDTH, NARROW_WIDTH), frame
+        for pt, text in ((wide_pt, wide_text), (thin_pt, thin_text)):
+            if pt < SMALLEST_PT:
+                small.append(f"{frame.path()}: {text!r} at {pt} pt, under style.SMALLEST_PT")
         desktop = shown_px(wide_pt, wide_in, wide_in * CSS_PX_PER_IN)  # at its own size: the column is wider
         phone = shown_px(thin_pt, thin_in, PHONE_COLUMN)
         if desktop < DESKTOP_PX:

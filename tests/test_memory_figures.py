@@ -8,9 +8,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from figures import registry
-from figures.style import narrow
-from mha_ref import costs, init_params, mha_trace, models, quantities
+from figures.engine import registry
+from figures.kit.style import narrow
+from mha_ref import init_params, mha_trace
+from mha_ref import costs, models, quantities
 
 GPT2 = models.model("GPT-2 small")
 LLAMA3 = models.model("Llama 3 8B")
@@ -35,7 +36,7 @@ def _titled(fig, words):
 # attention-memory -------------------------------------------------------------------------------
 def _curves(ax):
     """The lines drawn over the whole context grid (not the marker lines or the dot)."""
-    from figures.attention_memory import CONTEXTS
+    from figures.gallery.attention_memory import CONTEXTS
     return [line for line in ax.get_lines() if list(line.get_xdata()) == list(CONTEXTS)]
 
 
@@ -48,7 +49,7 @@ def _memory_panels(lang="en", is_narrow=False):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("is_narrow", [False, True])
 def test_multiply_adds_are_one_curve_for_every_h(lang, is_narrow):
-    from figures import attention_memory as mod
+    from figures.gallery import attention_memory as mod
     ops, _ = _memory_panels(lang, is_narrow)
     lines = _curves(ops)
     assert len(lines) == len(mod.HS) >= 3
@@ -62,7 +63,7 @@ def test_multiply_adds_are_one_curve_for_every_h(lang, is_narrow):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_weight_entries_are_h_times_the_one_head_line(lang):
-    from figures import attention_memory as mod
+    from figures.gallery import attention_memory as mod
     _, mem = _memory_panels(lang)
     lines = _curves(mem)
     assert len(lines) == len(mod.HS)
@@ -107,7 +108,7 @@ def test_memory_quantities():
 
 
 def test_the_memory_table_holds_the_formulas():
-    from figures import attention_memory as mod
+    from figures.gallery import attention_memory as mod
     head, rows = mod.data("en")
     assert len(head) == len(rows[0]) == 3 + len(mod.HS)
     for row in rows:
@@ -129,7 +130,7 @@ def test_the_slider_is_every_divisor_of_the_query_heads_and_opens_on_llama3():
 
 
 def _config(kv):
-    """From FACTS.md's configuration, by hand: W_K and W_V map d_model to kv heads of d_head; a token
+    """From the published source (mha_ref/models.py)'s configuration, by hand: W_K and W_V map d_model to kv heads of d_head; a token
     keeps a key and a value of d_head per key/value head in each layer, 2 bytes a number."""
     m = LLAMA3
     return 2 * m.d_model * kv * m.d_head, int(m.layers) * 2 * kv * m.d_head * 2
@@ -181,7 +182,7 @@ def test_the_cache_shrinks_by_the_query_heads_per_key_value_head():
 def test_kv_quantities():
     m = LLAMA3
     assert (value("llama3.d_model"), value("llama3.layers"), value("llama3.heads"), value("llama3.kv_heads"),
-            value("llama3.d_k"), value("llama3.context")) == (4096, 32, 32, 8, 128, 8192)  # FACTS.md
+            value("llama3.d_k"), value("llama3.context")) == (4096, 32, 32, 8, 128, 8192)  # the published source (mha_ref/models.py)
     assert value("llama3.group") == 4
     assert value("llama3.cache_kib_mha") == value("llama3.group") * value("llama3.cache_kib_gqa")
     for name, kv in (("mha", 32), ("gqa", 8), ("mqa", 1)):

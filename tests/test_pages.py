@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from figures import registry
-from figures.site import bounds, markup
-from figures.site.markup import FIGURE
+from figures.engine import registry
+from figures.text import bounds
+from figures.text.constructs import FIGURE
 from mha_ref import quantities
 from prose_rules import prose
+from figures.site import markup
+from figures.text import constructs
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
@@ -50,17 +52,17 @@ def test_chinese_paragraphs_are_not_hard_wrapped():
                 raise AssertionError(f"{page.name}: a paragraph is wrapped after: {a[-30:]}")
 
 
-# bounds next to printed numbers (figures/site/bounds.py) -----------------------------------------
+# bounds next to printed numbers (figures/text/bounds.py) -----------------------------------------
 @pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: p.name)
 def test_every_bound_word_on_a_page_holds_for_the_unrounded_value(page):
-    assert markup.bound_problems(page.read_text(encoding="utf-8"), page.name) == []
+    assert constructs.bound_problems(page.read_text(encoding="utf-8"), page.name) == []
 
 
 @pytest.mark.parametrize("fig_id", registry.ORDER)
 def test_every_bound_word_in_a_caption_holds_for_the_unrounded_value(fig_id):
     mod = registry.get(fig_id)
     for lang, text in (("zh", mod.CAPTION_ZH), ("en", mod.CAPTION_EN)):
-        assert markup.bound_problems(text, f"caption of {fig_id} ({lang})") == []
+        assert constructs.bound_problems(text, f"caption of {fig_id} ({lang})") == []
 
 
 @functools.cache
@@ -77,7 +79,7 @@ def test_up_and_down_round_to_the_neighbours_that_bracket_the_value():
         v = Decimal(repr(value))
         for spec, quantum, scale in ((".2f", Decimal("0.01"), 1), (".3f", Decimal("0.001"), 1),
                                      (".1%", Decimal("0.1"), 100)):
-            up, down, nearest = (Decimal(markup.format_value(value, spec, d).rstrip("%"))
+            up, down, nearest = (Decimal(constructs.format_value(value, spec, d).rstrip("%"))
                                  for d in ("up", "down", None))
             assert down <= v * scale <= up and up - down <= quantum, (name, spec, up, down)
             assert nearest in (up, down), (name, spec)
@@ -91,7 +93,7 @@ def test_a_bound_word_refuses_every_rounding_but_the_safe_one(text, safe):
     assert bound[:2] == (text.strip(), safe)
     for name, value in _rounded_quantities().items():
         for direction in (None, "up", "down"):
-            printed = markup.format_value(value, ".2f", direction)
+            printed = constructs.format_value(value, ".2f", direction)
             problem = bounds.problem(bound, name, value, printed, direction, "p.md")
             if direction == safe:
                 assert problem is None, problem
@@ -101,30 +103,30 @@ def test_a_bound_word_refuses_every_rounding_but_the_safe_one(text, safe):
 
 def test_a_bound_after_the_number_and_a_range_are_recognised():
     name = "diffuse.max_weight"
-    assert markup.bound_problems(f"{{{{ value {name} .2f down }}}} 以上", "p") == []
-    assert markup.bound_problems(f"{{{{ value {name} .2f up }}}} 以上", "p")
-    assert markup.bound_problems(f"{{{{ value {name} .2f up }}}} or less", "p") == []
+    assert constructs.bound_problems(f"{{{{ value {name} .2f down }}}} 以上", "p") == []
+    assert constructs.bound_problems(f"{{{{ value {name} .2f up }}}} 以上", "p")
+    assert constructs.bound_problems(f"{{{{ value {name} .2f up }}}} or less", "p") == []
     # the ends of a range may round either way (the writer knows which is safe), or not at all
     for a, b in (("up", "down"), ("down", "up"), ("", "")):
-        assert markup.bound_problems(f"from {{{{ value {name} .2f {a} }}}} to {{{{ value blend.peak_mid .2f {b} }}}}",
+        assert constructs.bound_problems(f"from {{{{ value {name} .2f {a} }}}} to {{{{ value blend.peak_mid .2f {b} }}}}",
                                      "p") == []
 
 
 def test_a_direction_word_needs_a_bound_word_and_the_build_names_the_page_or_caption(monkeypatch):
-    assert markup.bound_problems("the peak is {{ value diffuse.max_weight .2f up }}.", "p")
-    with pytest.raises(markup.MarkupError, match=r"what\.zh\.md: “至少” "):
+    assert constructs.bound_problems("the peak is {{ value diffuse.max_weight .2f up }}.", "p")
+    with pytest.raises(constructs.MarkupError, match=r"what\.zh\.md: “至少” "):
         markup.expand("权重至少 {{ value diffuse.max_weight .2f }}。", "zh", str, "what.zh.md")
     # a caption goes through the same rule when a page places its figure
     mod = registry.get("four-heads")
     monkeypatch.setattr(mod, "CAPTION_EN", "its largest weight is at most {{ value diffuse.max_weight .2f }}.")
-    with pytest.raises(markup.MarkupError, match=r"heads\.en\.md: caption of figure 'four-heads' \(en\): “at most”"):
+    with pytest.raises(constructs.MarkupError, match=r"heads\.en\.md: caption of figure 'four-heads' \(en\): “at most”"):
         markup.expand("{{ figure four-heads }}", "en", lambda path: path, "heads.en.md")
 
 
 def test_exact_numbers_and_quoted_thresholds_pass_whatever_the_word():
-    # a count or a threshold quoted from FACTS.md: nothing was rounded, so no direction is needed
+    # a count or a threshold quoted from the published source (mha_ref/models.py): nothing was rounded, so no direction is needed
     for name in ("voita.positional_pct", "toy.n", "gpt2.h"):
-        assert markup.bound_problems(f"at least {{{{ value {name} }}}} and under {{{{ value {name} }}}}", "p") == []
+        assert constructs.bound_problems(f"at least {{{{ value {name} }}}} and under {{{{ value {name} }}}}", "p") == []
     assert bounds.unrounded(quantities.value("voita.drop")) == Decimal(str(quantities.value("voita.drop")))
 
 
@@ -153,6 +155,6 @@ def test_print_never_asks_the_reader_to_move_a_slider():
     frames show, not how to drag, click or step through them (docs/assets/mha-print.css)."""
     found = [f"{where} ({lang}): “{m[0]}” in …{printed[max(0, m.start() - 30):m.end() + 30]}…".replace("\n", " ")
              for where, lang, text in _printed_sources()
-             for printed in [prose(markup.expand_media(text, only="print"))]
+             for printed in [prose(constructs.expand_media(text, only="print"))]
              for m in SCREEN_ONLY[lang].finditer(printed)]
     assert not found, "screen-only words in print; write them as {{ screen \"…\" print \"…\" }}:\n" + "\n".join(found)

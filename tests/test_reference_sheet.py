@@ -10,7 +10,9 @@ import pytest
 
 from figures.site import cheatsheet
 from figures.site.markup import table_markdown
-from mha_ref import MHAParams, MHATrace, costs, flow, init_params, mha_trace, models, split_heads
+from mha_ref.params import MHAParams
+from mha_ref import MHATrace, init_params, mha_trace, split_heads
+from mha_ref import costs, flow, models
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 LANGS = ("zh", "en")

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from figures.site.markup import table_markdown
-from mha_ref import models, quantities, roles, toy
+from mha_ref import models, quantities, roles
+from mha_ref.example import toy
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 LANGS = ("zh", "en")
@@ -39,7 +40,7 @@ def test_measures_of_each_toy_head_match_a_count_by_hand(head):
     m = roles.toy_head_roles()[head]
     assert m.n == toy.N
     assert m.confidence == pytest.approx(expect["confidence"], abs=1e-12)
-    assert (m.offset_hits, m.rare_hits, m.syntax_hits) == \
+    assert (m.offset_hits, m.rare_hits, m.relation_hits["syntax"][0]) == \
         (expect["offset_hits"], expect["rare_hits"], expect["syntax_hits"])
     assert m.offset in expect["modal_offsets"]
     assert m.offset_tied == (len(expect["modal_offsets"]) > 1)
@@ -112,7 +113,7 @@ def test_rare_and_syntactic_hits_on_a_made_up_sentence():
     # and misses: it looks at `yak`
     syntax = _one_hot([1, 2, 1, 4, 2], 5)
     m = roles.measure(syntax, tokens, freq, target)
-    assert (m.syntax_hits, m.roles) == (4, ("syntactic",))
+    assert (m.relation_hits["syntax"][0], m.roles) == (4, ("syntactic",))
     assert roles.rarest_token(tokens, freq) == "yak"
 
 
@@ -133,7 +134,7 @@ def test_bars_are_the_papers_where_it_prints_one():
     assert bars["rare"] == (paper["rarest_pct"] / 100, "reported", paper["source"])
     assert (bars["syntactic"].kind, bars["syntactic"].source) == ("ours", "ours")
     assert paper["source"] in models.REFERENCES
-    assert paper["confident_pct"] == 80  # FACTS.md: a few heads put more than 80% on one token
+    assert paper["confident_pct"] == 80  # the published source (mha_ref/models.py): a few heads put more than 80% on one token
 
 
 # --- the pages --------------------------------------------------------------------------------
@@ -161,7 +162,7 @@ def test_the_table_prints_the_measures(lang):
     for line, (name, m) in zip(table[2:], roles.toy_head_roles().items()):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[1] == f"{m.confidence:.2f}"
-        assert cells[3:6] == [f"{100 * k / m.n:.0f}% ({k}/{m.n})" for k in (m.offset_hits, m.syntax_hits, m.rare_hits)]
+        assert cells[3:6] == [f"{100 * k / m.n:.0f}% ({k}/{m.n})" for k in (m.offset_hits, m.relation_hits["syntax"][0], m.rare_hits)]
         if not m.offset_tied:
             assert int(cells[2]) == m.offset
     bars = [c.strip() for c in table[-1].strip("|").split("|")][3:6]
@@ -175,7 +176,7 @@ def test_what_the_pages_say_of_the_toy_heads_follows_the_numbers():
     paper = models.VOITA_ROLES
     # "the syntax head ... dependency target for k of n", "the rare-token head on cat for k of n,
     # more often than the paper's rare-words head"
-    assert m["syntax"].syntax_hits == quantities.value("roles.syntax.syntax_hits")
+    assert m["syntax"].relation_hits["syntax"][0] == quantities.value("roles.syntax.syntax_hits")
     assert m["rare"].rare_hits == quantities.value("roles.rare.rare_hits")
     assert roles.rarest_token(toy.TOKENS, toy.FREQUENCIES) == "cat"
     assert m["rare"].rare_share > paper["rarest_pct"] / 100

@@ -59,7 +59,7 @@ def test_serve_reloads_edited_modules(checkout, warm_cache):
         _wait_for(base, "2,362,369", seconds=300)  # a full rebuild: every figure reads mha_ref
         _wait_for(base + "en/", "2,362,369")
         # an edit to a figure module: the served figure is redrawn
-        fig = checkout / "figures/peak_dip.py"
+        fig = checkout / "figures/gallery/peak_dip.py"
         edited = fig.read_text().replace('"blend ratio"', '"blend ratio (edited)"')
         assert "(edited)" in edited
         fig.write_text(edited)
@@ -82,7 +82,7 @@ def test_the_pool_does_not_fork_a_process_running_other_threads(tmp_path):
     Checked in a fresh process: this one may run other tests' server threads."""
     script = """if True:
         import threading
-        from figures.render import PRELOAD, _start_method
+        from figures.engine.render import PRELOAD, _start_method
         alone = _start_method().get_start_method()
         stop = threading.Event()
         watcher = threading.Thread(target=stop.wait)

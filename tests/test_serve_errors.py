@@ -88,13 +88,13 @@ def serve(copy):
 
 def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, serve):
     base, log = serve
-    figure = copy / "figures/width_slices.py"
+    figure = copy / "figures/gallery/width_slices.py"
     good_h4 = _wait_for(base + "en/figures/width-slices/h4.svg", "<svg")
     # a frame that fails to draw: its image is the card, naming figure, language and frame
     _edit(figure, DRAW, BROKEN_DRAW)
     card = _wait_for(base + "en/figures/width-slices/h4.svg", "failed to draw")
     assert "figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose" in card
-    assert "figures/width_slices.py, line" in card and 'raise ZeroDivisionError(&quot;broken on purpose&quot;)' in card
+    assert "figures/gallery/width_slices.py, line" in card and 'raise ZeroDivisionError(&quot;broken on purpose&quot;)' in card
     page = _get(base + "en/slicing-the-width/")
     assert 'src="../figures/width-slices/h4.svg"' in page  # the card sits where the frame goes
     # the rest keeps serving: the other frames, the other language, the other pages
@@ -105,7 +105,7 @@ def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, ser
     _edit(figure, CONTROL, BROKEN_CONTROL)
     page = _wait_for(base + "en/slicing-the-width/", "failed to import")
     assert "figure &#x27;width-slices&#x27; (en, every frame) failed to import: ZeroDivisionError" in page
-    assert 'id="fig-width-slices"' in page and "figures/width_slices.py, line" in page
+    assert 'id="fig-width-slices"' in page and "figures/gallery/width_slices.py, line" in page
     assert "(zh, every frame) failed to import" in _get(base + "slicing-the-width/")
     assert "fig-peak-dip" in _get(base + "en/one-head-blends/")
     # the fix reloads: the frame is drawn again
@@ -119,12 +119,12 @@ def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, ser
 def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):
     base, log = serve
     good = _page(_get(base + "en/"))
-    toy = copy / "mha_ref/toy.py"
+    toy = copy / "mha_ref/example/toy.py"
     source = toy.read_text()
     toy.write_text(source + "\ndef broken(:\n    pass\n")
     line = source.count("\n") + 2
     _wait_until(lambda: "The rebuild failed" in log(), "the server logs the failed rebuild")
-    assert f"The rebuild failed (mha_ref/toy.py, line {line}): SyntaxError" in log()
+    assert f"The rebuild failed (mha_ref/example/toy.py, line {line}): SyntaxError" in log()
     assert "Still serving the last good site." in log()
     # every request is answered at once, with the last good site
     for url in (base + "en/", base, base + "en/figures/peak-dip.svg", base + "search/search_index.json"):
@@ -145,13 +145,13 @@ def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):
     (CONTROL, BROKEN_CONTROL, "figure 'width-slices' (every language, every frame) failed to import: ZeroDivisionError"),
 ])
 def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new, first_line):
-    _edit(copy / "figures/width_slices.py", old, new)
+    _edit(copy / "figures/gallery/width_slices.py", old, new)
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(copy / "site")],
                          cwd=copy, env=_env(), capture_output=True, text=True, timeout=600)
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if not line.startswith("INFO")]
     assert errors[0].startswith("ERROR") and first_line in errors[0], run.stderr[-3000:]
-    assert "figures/width_slices.py, line" in errors[0]
+    assert "figures/gallery/width_slices.py, line" in errors[0]
     assert "Traceback (most recent call last)" in run.stderr  # after the line, not before it
 
 
@@ -159,7 +159,7 @@ def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new,
 def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_and_line(copy, command):
     """`mkdocs build`, and serve's first build (mkdocs runs it before its serve loop and stops when it
     fails), name the file and line on their first error line, the traceback after it."""
-    toy = copy / "mha_ref/toy.py"
+    toy = copy / "mha_ref/example/toy.py"
     source = toy.read_text()
     toy.write_text(source + "\ndef broken(:\n    pass\n")
     args = ["-d", str(copy / "site")] if command == "build" else ["-a", f"127.0.0.1:{_free_port()}"]
@@ -168,5 +168,5 @@ def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_a
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if line.startswith(("ERROR", "Traceback"))]
     line = source.count("\n") + 2
-    assert errors[0].startswith(f"ERROR   -  The build failed (mha_ref/toy.py, line {line}): SyntaxError"), run.stderr[-3000:]
+    assert errors[0].startswith(f"ERROR   -  The build failed (mha_ref/example/toy.py, line {line}): SyntaxError"), run.stderr[-3000:]
     assert ("needs one good build to start" in errors[0]) == (command == "serve")

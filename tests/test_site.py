@@ -12,8 +12,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from figures import registry
-from figures.identity import IDENTITY
+from figures.engine import registry
+from figures.publish.identity import IDENTITY
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -340,7 +340,7 @@ def test_every_cited_work_has_an_anchor_and_every_citing_page_links_it(site):
 
 
 def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(tmp_path):
-    from figures.site import numbering
+    from figures.publish import numbering
     pages = {"index": ["peak-dip", "four-heads"], "a": ["width-slices", "peak-dip"], "b": ["peak-dip", "blend-rows"]}
     for stem, ids in pages.items():
         for lang in ("zh", "en"):

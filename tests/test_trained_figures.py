@@ -1,12 +1,13 @@
-"""Issue 12's figures and page sections: what they draw is the trained model's numbers, and every
+"""Page 4's trained figures and sections: what they draw is the trained model's numbers, and every
 claim their captions and text make about the trained heads holds on the unrounded values."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from mha_ref import corpus, models, roles, trained
-from figures import registry
+from mha_ref.tiny import corpus, trained
+from mha_ref import models, roles
+from figures.engine import registry
 
 LANGS = ("zh", "en")
 
@@ -21,7 +22,7 @@ def _fig(fig_id, value=None, lang="en"):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("head", range(trained.train.CONFIG.h))
 def test_trained_maps_draw_the_heads_weights_beside_its_partner(lang, head):
-    from mha_ref import toy
+    from mha_ref.example import toy
     left, right = _fig("trained-maps", head, lang).axes
     np.testing.assert_array_equal(left.images[0].get_array(), trained.weights(0)[head])
     partner = trained.partner(trained.heads()[head])
@@ -31,7 +32,7 @@ def test_trained_maps_draw_the_heads_weights_beside_its_partner(lang, head):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_trained_roles_bars_are_the_measured_shares_and_labels_the_roles(lang):
-    from figures import trained_roles
+    from figures.gallery import trained_roles
     ax = _fig("trained-roles", lang=lang).axes[0]
     heads = trained.heads()
     for k, measure in enumerate(trained_roles.MEASURES):
@@ -65,7 +66,7 @@ def test_trained_pruning_draws_the_pruning_steps(lang):
 
 # the measures themselves ----------------------------------------------------------------------------
 def test_roles_are_met_by_the_papers_bars_and_at_least_two_emerge():
-    assert len(trained.roles_emerged()) >= 2  # the issue's "done when"
+    assert len(trained.roles_emerged()) >= 2  # at least two of the three roles
     for h in trained.heads():
         assert ("rare" in h.roles) == (h.rare_share >= roles.ROLE_BARS["rare"].share)
         assert ("positional" in h.roles) == (h.offset_share >= roles.ROLE_BARS["positional"].share)
@@ -169,7 +170,7 @@ def test_the_corpus_shape_the_page_describes():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_trained_maps_table_names_each_heads_top_key_and_its_weight(lang):
-    from figures import trained_maps
+    from figures.gallery import trained_maps
     _, rows = trained_maps.data(lang)
     w = trained.weights(trained_maps.SENTENCE)
     words = trained.tokens(trained_maps.SENTENCE)

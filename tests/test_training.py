@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mha_ref import corpus, roles, train
+from mha_ref.tiny import corpus, train
+from mha_ref import roles, store
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = train.TrainConfig(d_model=8, h=2, train_sentences=200, held_out=20, steps=30, batch=16)
@@ -23,7 +24,7 @@ SMALL = train.TrainConfig(d_model=8, h=2, train_sentences=200, held_out=20, step
 # array's name, dtype, shape and bytes.
 FINGERPRINT = f'''
 import hashlib, sys
-from mha_ref import train
+from mha_ref.tiny import train
 if "--load-only" in sys.argv:
     def refuse(config):
         raise AssertionError("train.train was called: the weights were not loaded from the cache")
@@ -186,7 +187,7 @@ class C:
 
 
 def test_code_text_ignores_comments_docstrings_and_blank_lines():
-    assert train._code_text(EXPLAINED) == train._code_text(SOURCE)
+    assert store.code_text(EXPLAINED) == store.code_text(SOURCE)
 
 
 @pytest.mark.parametrize("old, new", [
@@ -198,40 +199,12 @@ def test_code_text_ignores_comments_docstrings_and_blank_lines():
 ])
 def test_code_text_changes_when_the_code_changes(old, new):
     assert old in SOURCE
-    assert train._code_text(SOURCE.replace(old, new)) != train._code_text(SOURCE)
+    assert store.code_text(SOURCE.replace(old, new)) != store.code_text(SOURCE)
 
 
 def test_a_string_that_is_not_a_docstring_counts():
     edited = SOURCE.replace("return 1\n", 'return 1\n        "not a docstring: after the return"\n')
-    assert train._code_text(edited) != train._code_text(SOURCE)
-
-
-def test_code_digest_reads_every_module_that_decides_the_weights(tmp_path, monkeypatch):
-    # A copy of the modules, and code_digest pointed at it (it finds them beside train.py).
-    copy = tmp_path / "mha_ref"
-    copy.mkdir()
-    for name in train.CODE:
-        shutil.copy(ROOT / "mha_ref" / f"{name}.py", copy / f"{name}.py")
-    def digest():  # code_digest remembers a digest per process (the code a process runs does not change)
-        train.code_digest.cache_clear()
-        return train.code_digest(SMALL)
-
-    real = digest()
-    monkeypatch.setattr(train, "__file__", str(copy / "train.py"))
-    assert digest() == real
-    for name in train.CODE:
-        path = copy / f"{name}.py"
-        text = path.read_text(encoding="utf-8")
-        # a comment and a function's docstring edited: the same digest
-        explained = text.replace("import numpy as np\n", "import numpy as np  # arrays\n# why, at length\n", 1)
-        assert explained != text, name
-        path.write_text(explained, encoding="utf-8")
-        assert digest() == real, f"a comment in {name}.py changed the digest"
-        # a line of code added: another digest
-        path.write_text(explained + "\nEDITED = 1\n", encoding="utf-8")
-        assert digest() != real, f"a code edit to {name}.py left the digest as it was"
-        path.write_text(text, encoding="utf-8")
-    assert digest() == real
+    assert store.code_text(edited) != store.code_text(SOURCE)
 
 
 def test_code_digest_changes_with_the_configuration():
@@ -266,7 +239,7 @@ def test_adam_two_steps_by_hand():
 
 
 def test_adam_moves_every_array_of_a_model():
-    from mha_ref import tinymodel
+    from mha_ref.tiny import model as tinymodel
     model = tinymodel.init(tinymodel.Config(8, 2), seed=0)
     before = [a.copy() for a in model.arrays()]
     opt = train.Adam(model.arrays(), 0.01)
@@ -385,8 +358,8 @@ def test_batch_answers_are_ignore_exactly_where_documented(question):
 def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, monkeypatch):
     import functools
     import types
-    from figures import registry, render
-    from figures.render import frames
+    from figures.engine import registry, render
+    from figures.engine.render import frames
     mark = tmp_path / "mark"
     # a PREPARE that a fork server or a spawned process can unpickle too (the suite runs threads,
     # so the pool may not fork): a library function, not one defined in this test module
@@ -403,7 +376,7 @@ def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, mon
 
 
 def test_the_trained_figures_train_beside_the_pool_and_every_render_path_asks(monkeypatch):
-    from figures import registry, render
+    from figures.engine import registry, render
     for fig_id in ("trained-maps", "trained-roles", "trained-position-vs-rare", "trained-pruning"):
         assert registry.get(fig_id).PREPARE is train.prepare
     asked = []

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
-from figures import registry
-from figures.draw import decimals
-from figures.style import narrow
-from mha_ref import mha_trace, multi_head_attention_loop, one_head, toy
+from figures.engine import registry
+from figures.kit.draw import decimals
+from figures.kit.style import narrow
+from mha_ref import mha_trace, multi_head_attention_loop
+from mha_ref.example import one_head, toy
 
 IT = toy.token_index("it")
 AND, RAN = toy.token_index("and"), toy.token_index("ran")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import textwrap
 
-from ..registry import FigureError
+from ..engine.registry import FigureError
 
 WIDTH = 110  # characters per line of an SVG card; longer lines are wrapped
 

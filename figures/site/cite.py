@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from figures.identity import IDENTITY, Identity
+from ..publish.identity import IDENTITY, Identity
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate

@@ -2,7 +2,7 @@
 
 Runs once per language build; the files exist only in the build (nothing is committed).
 The hooks' on_config has already dropped stale modules, so this imports the current code.
-Frames come from the figure cache on disk (figures/cache.py) when their sources are unchanged,
+Frames come from the figure cache on disk (figures/engine/cache.py) when their sources are unchanged,
 so `mkdocs build`, `mkdocs serve` and `python -m figures` share what any of them drew.
 A figure that fails stops `mkdocs build` with one line naming it (the traceback after it); under
 `mkdocs serve` (the hooks set config["show_figure_failures"]) it becomes an error card (cards.py).
@@ -14,18 +14,19 @@ from pathlib import Path
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
-from figures import export, registry
-from figures.cache import from_env
-from figures.render import FigureError, fill_cache, render_files
-from figures.site import cards, numbering
-from figures.style import LANGS
+from figures.engine import registry
+from figures.engine.cache import from_env
+from figures.engine.render import FigureError, fill_cache, render_files
+from figures.kit.words import LANGS
+from figures.publish import bundles, numbering
+from figures.site import cards
 
 log = logging.getLogger("mkdocs.plugins.figures")
 config = mkdocs_gen_files.config
 i18n = config.plugins["i18n"]
 lang, cache = i18n.current_language, from_env()
 show = config.get("show_figure_failures", False)
-formats = export.site_formats()
+formats = bundles.site_formats()
 numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, i18n.all_languages)
 
 
@@ -53,8 +54,8 @@ try:
     if cache is not None and lang == i18n.default_language:
         filled = fill_cache(cache, LANGS, formats=formats, keep_going=show)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
-    export.write_all(written(rendered, drawn, counts), numbers, write)
-    counts["files"] += export.write_tables((lang,), registry.ORDER, write, keep_going=show)
+    bundles.write_all(written(rendered, drawn, counts), numbers, write)
+    counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
 log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "

@@ -77,7 +77,7 @@ def on_pre_build(config):
     missing = untwinned_pages(Path(config.docs_dir), config.plugins["i18n"].all_languages)
     if missing:
         raise PluginError("every page is written in every language: " + "; ".join(missing))
-    numbering = importlib.import_module("figures.site.numbering")
+    numbering = importlib.import_module("figures.publish.numbering")
     try:
         numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages)
     except numbering.MarkupError as e:
@@ -119,15 +119,14 @@ def on_page_markdown(markdown, page, config, files):
         if f is None:
             return None
         with open(f.abs_src_path, "rb") as svg:
-            return export.svg_size(svg.read(2048))
+            return importlib.import_module("figures.publish.bundles").svg_size(svg.read(2048))
 
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        export = importlib.import_module("figures.export")
-        page_url = export.page_url(nav_entry, _lang(config))
+        page_url = importlib.import_module("figures.publish.attribution").page_url(nav_entry, _lang(config))
         text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url,
                                 size)
-    except markup.MarkupError as e:
+    except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
     return text + _cite_this_page(markdown, page, _lang(config), nav_entry)
 
@@ -136,10 +135,10 @@ def _cite_this_page(markdown: str, page, lang: str, nav_entry: str) -> str:
     """The page's updated line and cite section; its citation meta tags go to page.meta, which
     overrides/main.html prints."""
     cite = importlib.import_module("figures.site.cite")
-    markup = importlib.import_module("figures.site.markup")
-    registry = importlib.import_module("figures.registry")
-    numbering = importlib.import_module("figures.site.numbering")
-    modules = [registry.module_name(m["id"]) for m in markup.outside_code(markup.FIGURE, markdown)]
+    constructs = importlib.import_module("figures.text.constructs")
+    registry = importlib.import_module("figures.engine.registry")
+    numbering = importlib.import_module("figures.publish.numbering")
+    modules = [registry.module_name(m["id"]) for m in constructs.outside_code(constructs.FIGURE, markdown)]
     title = numbering.TITLE.search(markdown)
     if title is None:
         raise PluginError(f"{page.file.src_uri}: a page starts with its title, '# Title {{#id}}', which its citation names")
@@ -244,8 +243,8 @@ def on_build_error(error):
 
 def _where(e: BaseException) -> str:
     try:
-        return importlib.import_module("figures.registry").located(e)
-    except Exception:  # figures/registry.py itself may be what is broken
+        return importlib.import_module("figures.engine.registry").located(e)
+    except Exception:  # figures/gallery/__init__.py itself may be what is broken
         return f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
 
 

@@ -1,14 +1,14 @@
 """The constructs a page may use, expanded for the page's language at build time.
 
     {{ figure ID }}            on a line of its own: the figure, its frames, number and caption; the
-                               number is site-wide (figures/site/numbering.py) and, on a page that
+                               number is site-wide (figures/publish/numbering.py) and, on a page that
                                reuses the figure, links back to the page that explains it
     {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
     {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
     {{ value NAME .2f }}       with a Python format spec
     {{ value NAME .2f up }}    rounded up (or `down`) at the spec's precision, exactly: next to a bound
                                word ("at most", "不低于", ...) the rounding must keep the bound true
-                               (figures/site/bounds.py); with no bound word next to it, refused
+                               (figures/text/bounds.py); with no bound word next to it, refused
     {{ gallery }}              on a line of its own: every registered figure, in number order, as a
                                card: its start frame, number, id, caption, the page that explains
                                it, its downloads
@@ -36,33 +36,25 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from mha_ref import models, quantities
+from mha_ref import models
 
-from .. import export, registry
-from ..render import FigureError, frames
-from . import bounds, cards, cheatsheet
+from ..engine import registry, save
+from ..engine.render import FigureError, frames
+from ..kit.words import FIGURE_LABEL, offset_text
+from ..publish import bundles, provenance
+from ..publish.attribution import caption
+from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, VALUE, MarkupError, expand_media,
+                               expand_values, first_sentence, outside_code, plain, replace_outside_code)
+from . import cards, cheatsheet
 
-FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
-VALUE = re.compile(r"\{\{\s*value\s+(?P<name>[^\s}]+)(?:\s+(?P<spec>(?!(?:up|down)\b)[^\s}]+))?"
-                   r"(?:\s+(?P<direction>up|down))?\s*\}\}")
-REFERENCES = re.compile(r"^[ \t]*\{\{\s*references\s*\}\}[ \t]*$", re.M)
-# no nested construct inside: the two texts are plain Markdown
-MEDIA = re.compile(r'\{\{\s*screen\s+"(?P<screen>[^"{}]*)"\s+print\s+"(?P<print>[^"{}]*)"\s*\}\}')
-GALLERY = re.compile(r"^[ \t]*\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
-TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
-LEFTOVER = re.compile(r"\{\{.{0,40}")
-# a fence opens a code block on a line of its own (a ``` fence's info string has no backquote)
-FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
-# a run of backquotes, then the shortest text up to a run of the same length, within a paragraph
-CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 WORDS = {
-    "zh": {"figure": "图 {}", "data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+    "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"figure": "Figure {}", "data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+    "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
@@ -70,115 +62,28 @@ WORDS = {
 }
 
 
-class MarkupError(ValueError):
-    """A construct names something that does not exist; the message says what and where."""
 
 
-def _code(text: str) -> list[tuple[int, int]]:
-    """Where text is code, as (start, end) offsets: fenced blocks, then code spans between them."""
-    blocks, pos, opened = [], 0, None  # opened: (fence, start) of the block being read
-    for line in text.splitlines(keepends=True):
-        m = FENCE.match(line)
-        if opened is None and m:
-            opened = (m[1], pos)
-        elif opened and m and m[1][0] == opened[0][0] and len(m[1]) >= len(opened[0]) and not line[m.end():].strip():
-            blocks.append((opened[1], pos + len(line.rstrip("\r\n"))))
-            opened = None
-        pos += len(line)
-    if opened:  # an unclosed fence runs to the end
-        blocks.append((opened[1], len(text)))
-    spans, prose_start = [], 0
-    for start, end in [*blocks, (len(text), len(text))]:
-        spans += [m.span() for m in CODE_SPAN.finditer(text, prose_start, start)]
-        spans.append((start, end))
-        prose_start = end
-    return spans
 
 
-def outside_code(pattern: re.Pattern, text: str) -> list[re.Match]:
-    """pattern's matches that do not start inside code."""
-    code = _code(text)
-    return [m for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in code)]
 
 
-def _sub(pattern: re.Pattern, replace: Callable[[re.Match], str], text: str) -> str:
-    """pattern.sub, leaving matches inside code as written."""
-    keep = {m.start() for m in pattern.finditer(text)} - {m.start() for m in outside_code(pattern, text)}
-    return pattern.sub(lambda m: m[0] if m.start() in keep else replace(m), text)
 
 
-def format_value(v, spec: str | None, direction: str | None = None) -> str:
-    """v as the page prints it: to the nearest, or up/down at the spec's precision."""
-    if spec is None:
-        spec = "," if isinstance(v, int) else ".2f"
-    try:
-        return format(v if direction is None else bounds.rounded(v, spec, direction), spec)
-    except ValueError as e:
-        raise MarkupError(f"format spec {spec!r} does not fit the value {v!r}: {e}") from None
 
 
-def _printed(m: re.Match, where: str) -> tuple[float | int, str]:
-    """One value construct: the unrounded number and the text printed for it."""
-    try:
-        v = quantities.value(m["name"])
-    except quantities.UnknownValue as e:
-        raise MarkupError(f"{where}: {e.args[0]}") from None
-    except Exception as e:  # a KeyError here is a bug in the computation, not a misspelt name
-        raise MarkupError(f"{where}: the value {m['name']!r} failed: {type(e).__name__}: {e}") from e
-    return v, format_value(v, m["spec"], m["direction"])
 
 
-def bound_problems(text: str, where: str) -> list[str]:
-    """Every value construct of `text` that breaks the bound rule (bounds.problem), as messages."""
-    found = []
-    for m in outside_code(VALUE, text):
-        v, printed = _printed(m, where)
-        bound = bounds.bound_word(text[:m.start()], text[m.end():])
-        message = bounds.problem(bound, m["name"], v, printed, m["direction"], where, m["spec"] or ".2f")
-        if message:
-            found.append(message)
-    return found
 
 
-def expand_values(text: str, where: str) -> str:
-    problems = bound_problems(text, where)
-    if problems:
-        raise MarkupError("\n".join(problems))
-    return _sub(VALUE, lambda m: _printed(m, where)[1], text)
 
 
-def expand_media(text: str, only: str | None = None) -> str:
-    """Each screen/print construct as two spans, one shown on screen and one in print; with
-    `only` ("screen" or "print"), just that text (an image's alt text has no media)."""
-    def spans(m: re.Match) -> str:
-        if only:
-            return m[only]
-        return f'<span class="mha-screen-only">{m["screen"]}</span><span class="mha-print-only">{m["print"]}</span>'
-    return _sub(MEDIA, spans, text)
 
 
-def caption(fig_id: str, lang: str, where: str = "") -> str:
-    """The figure's caption for a language, numbers filled in, as Markdown (screen/print spans
-    expanded: a caption says what the frames show in print, not how to move the slider)."""
-    mod = registry.get(fig_id)
-    text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
-    return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
 
 
-def plain(markdown_text: str, media: str = "screen") -> str:
-    """Caption text as plain words (an image's alt attribute, a download's title): the `media`
-    wording of {{ screen … print … }}, no Markdown marks or attribute lists, no TeX commands."""
-    text = expand_media(markdown_text, only=media)
-    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
-    text = text.replace("\\times", "×").replace("\\cdot", "·")
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
-    return re.sub(r"[`*$\\]|\{:[^}]*\}", "", text)
 
 
-def first_sentence(text: str) -> str:
-    """The first sentence of plain text (a caption's title): an image's short alt text, a download's title."""
-    m = re.match(r"(.+?[。！？]|.+?[.!?](?=\s|$))", text.strip(), re.S)
-    return " ".join((m[1] if m else text).split())
 
 
 def _start_index(fig_id: str, start: str | None, where: str) -> int:
@@ -201,7 +106,7 @@ def _start_index(fig_id: str, start: str | None, where: str) -> int:
 def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | None = None) -> str:
     """The figure's number, a link to its anchor; on a page that only reuses the figure (`home`, a
     numbering.FigureNumber, names another page) the link goes back to the page that explains it."""
-    label = WORDS[lang]["figure"].format(number)
+    label = FIGURE_LABEL[lang].format(number)
     if home is None or home.home == page:
         return f'<a class="mha-fig-num" href="#fig-{fig_id}">{label}</a>'
     # a Markdown link, so that MkDocs resolves the .md path to the page in this language
@@ -247,7 +152,7 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, fig
            for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
     every = [f'<a href="{href}" download>{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
              for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
-             and (href := _link(url, export.zip_path(fig_id, fmt))) is not None] if export.downloads_on() else []
+             and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
     parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
     if figure_url:
@@ -266,7 +171,7 @@ def provenance_html(fig_id: str, lang: str) -> str:
     count, so that it does not stand as a wall of links between the figure and the text; the fold's
     summary holds no link (a control inside a control)."""
     words = WORDS[lang]
-    own, *functions = export.provenance(fig_id)
+    own, *functions = provenance.provenance(fig_id)
     link = lambda s, text: f'<a href="{html.escape(s.url)}"><code>{html.escape(text)}</code></a>'  # noqa: E731
     semicolon, comma = ("；", "、") if lang == "zh" else ("; ", ", ")
     body = f'{words["drawn_by"]} {link(own, own.label)}'
@@ -319,13 +224,13 @@ def data_html(mod, lang: str, csv_href: str | None = None) -> str:
     """The numbers a figure draws, every frame's, as a table folded under it: a way in for a
     screen reader, and numbers a lecturer can copy. Only for a figure module with data(lang),
     which gives (column heads, rows of cell texts); computed by mha_ref like the drawing. With
-    `csv_href`, the fold ends in a link to the same table as a CSV file (export.data_csv)."""
+    `csv_href`, the fold ends in a link to the same table as a CSV file (bundles.data_csv)."""
     if getattr(mod, "data", None) is None:
         return ""
-    fig_id = mod.__name__.removeprefix("figures.").replace("_", "-")
+    fig_id = mod.__name__.rsplit(".", 1)[1].replace("_", "-")
     try:
-        head, rows = export.data_table(fig_id, lang)
-    except export.DataTableError as e:
+        head, rows = bundles.data_table(fig_id, lang)
+    except bundles.DataTableError as e:
         raise MarkupError(str(e)) from e
     cell = html.escape
     link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download>{WORDS[lang]["csv"]}</a></p>\n'
@@ -364,7 +269,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         label = control.value_label(frame.value, lang) if control else ""
         text = readout(lang, frame.value) if (readout and control) else label
         alt = alt_text + (f" ({label})" if label else "")
-        files = "".join(f' data-{fmt}="{href}"' for fmt in export.FORMATS
+        files = "".join(f' data-{fmt}="{href}"' for fmt in save.FORMATS
                         if (href := _link(url, frame.path(fmt))) is not None)
         current = " is-current" if control and i == start_index else ""
         svg = url(frame.path("svg"))
@@ -394,7 +299,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
         + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
         + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
-        + data_html(mod, lang, _link(url, export.csv_path(fig_id)))
+        + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
         + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
@@ -423,11 +328,11 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
             continue
         cap = caption(fig_id, lang, where)
         if home is None:
-            head = f'{words["figure"].format("–")} {words["unplaced"]}'
+            head = f'{FIGURE_LABEL[lang].format("–")} {words["unplaced"]}'
         else:
             href = posixpath.relpath(home.home, posixpath.dirname(page) or ".") + f"#fig-{fig_id}"
             title = home.titles[lang]
-            head = f'[{words["figure"].format(home.number)}]({href}){{: .mha-fig-num }} · {words["explained_on"]} [{title}]({href})'
+            head = f'[{FIGURE_LABEL[lang].format(home.number)}]({href}){{: .mha-fig-num }} · {words["explained_on"]} [{title}]({href})'
         img = url(shown.path("svg"))
         items.append(
             f'<figure class="mha-gallery-item" id="gallery-{fig_id}" markdown="block">\n'
@@ -463,15 +368,10 @@ def _toy_head_roles(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Voita et al.'s measures of every toy head (mha_ref.roles), then a row of the bars."""
     from mha_ref import roles  # imported here: this table is the only user in this module
 
-    from ..style import HEAD_NAMES
+    from ..kit.style import HEAD_NAMES
 
     def share(k: int, n: int) -> str:
         return f"{100 * k / n:.0f}% ({k}/{n})"
-
-    def offset(m: roles.HeadMeasures) -> str:
-        if m.offset_tied:  # no offset stands out; naming one would suggest it does
-            return "并列" if zh else "tied"
-        return f"{m.offset:+d}" if m.offset else "0"
 
     def bar(r: str) -> str:
         b = roles.ROLE_BARS[r]
@@ -485,8 +385,8 @@ def _toy_head_roles(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     rows = []
     for name, m in roles.toy_head_roles().items():
         met = "、".join(ROLE_NAMES[r][0] for r in m.roles) if zh else ", ".join(ROLE_NAMES[r][1] for r in m.roles)
-        rows.append((HEAD_NAMES[name][0 if zh else 1], f"{m.confidence:.2f}", offset(m),
-                     share(m.offset_hits, m.n), share(m.syntax_hits, m.n), share(m.rare_hits, m.n),
+        rows.append((HEAD_NAMES[name][0 if zh else 1], f"{m.confidence:.2f}", offset_text(m.offset, m.offset_tied, "zh" if zh else "en"),
+                     share(m.offset_hits, m.n), share(*m.relation_hits["syntax"]), share(m.rare_hits, m.n),
                      met or ("无" if zh else "none")))
     rows.append(("门槛" if zh else "bar", "–", "–", *(bar(r) for r in roles.ROLES), "–"))
     return head, rows
@@ -549,11 +449,11 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
         return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures,
                                   page_url, size) + "\n"
 
-    text = _sub(FIGURE, one_figure, text)
-    text = _sub(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures, size),
+    text = replace_outside_code(FIGURE, one_figure, text)
+    text = replace_outside_code(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures, size),
                 text)
-    text = _sub(REFERENCES, lambda m: references_markdown(), text)
-    text = _sub(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
+    text = replace_outside_code(REFERENCES, lambda m: references_markdown(), text)
+    text = replace_outside_code(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
     text = expand_media(text)
     text = expand_values(text, where)
     leftover = outside_code(LEFTOVER, text)

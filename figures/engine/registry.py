@@ -1,0 +1,75 @@
+"""Figures by id: the ordered ids (figures/gallery/__init__.py), the module that draws each, and the
+error that names a figure which failed to import or to draw."""
+
+from __future__ import annotations
+
+import importlib
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from ..gallery import ORDER
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def module_name(fig_id: str) -> str:
+    return f"figures.gallery.{fig_id.replace('-', '_')}"
+
+
+class FigureError(RuntimeError):
+    """A figure failed to import or to draw: which one, in which language and frame, and why.
+
+    Its message is one line (`headline`); `trace` holds the traceback as text, so that the error
+    crosses from a worker process intact and a page can show its last lines.
+    """
+
+    def __init__(self, fig_id: str, lang: str | None, slug: str | None, error: str, trace: str = "",
+                 stage: str = "draw"):
+        self.fig_id, self.lang, self.slug, self.error, self.trace, self.stage = fig_id, lang, slug, error, trace, stage
+        super().__init__(self.headline)
+
+    def __reduce__(self):  # pickled by its fields, not by its message
+        return FigureError, (self.fig_id, self.lang, self.slug, self.error, self.trace, self.stage)
+
+    @property
+    def headline(self) -> str:
+        frame = f"frame {self.slug}" if self.slug else "its one frame" if self.stage == "draw" else "every frame"
+        return f"figure {self.fig_id!r} ({self.lang or 'every language'}, {frame}) failed to {self.stage}: {self.error}"
+
+    def at(self, lang: str, slug: str | None = None) -> FigureError:
+        """The same failure, named in the language (and frame) being built."""
+        return FigureError(self.fig_id, lang, slug or self.slug, self.error, self.trace, self.stage)
+
+    def last_lines(self, n: int = 8) -> list[str]:
+        return [line for line in self.trace.splitlines() if line.strip()][-n:]
+
+    @classmethod
+    def caught(cls, e: BaseException, fig_id: str, lang: str | None, slug: str | None, stage: str) -> FigureError:
+        """The FigureError for an exception being handled: its type, message and where in our code."""
+        return cls(fig_id, lang, slug, f"{type(e).__name__}: {e}{located(e)}", traceback.format_exc(), stage)
+
+
+def located(e: BaseException) -> str:
+    """' (mha_ref/x.py, line 12)': where in this checkout the exception arose, or ''."""
+    if isinstance(e, SyntaxError) and e.filename:
+        where = [(e.filename, e.lineno)]
+    else:
+        where = [(f.filename, f.lineno) for f in traceback.extract_tb(e.__traceback__)]
+    ours = [(Path(file), line) for file, line in where if Path(file).is_relative_to(ROOT)
+            and ".venv" not in Path(file).relative_to(ROOT).parts]
+    if not ours:
+        return ""
+    file, line = ours[-1]
+    return f" ({file.relative_to(ROOT)}, line {line})"
+
+
+def get(fig_id: str) -> ModuleType:
+    """The module that draws `fig_id`; an unknown id is refused by name, a failed import named (FigureError)."""
+    if fig_id not in ORDER:
+        raise KeyError(f"unknown figure id {fig_id!r}; registered ids: {', '.join(ORDER)}")
+    try:
+        return importlib.import_module(module_name(fig_id))
+    except Exception as e:
+        raise FigureError.caught(e, fig_id, None, None, "import") from e
+

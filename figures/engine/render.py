@@ -1,0 +1,298 @@
+"""Turn registered figures into files: every frame, for a language, in a format.
+
+Used by the site's build step and by the CLI, so both write the same paths and the same bytes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
+from typing import Any, NamedTuple
+
+from . import registry
+from .cache import FigureCache
+from .registry import FigureError
+from .save import KINDS, to_bytes, to_bytes_each
+from ..kit.words import LANGS
+from ..kit.style import narrow
+
+
+class Frame(NamedTuple):
+    fig_id: str
+    value: Any  # the control value, or None for a figure without a control
+    slug: str | None
+
+    def path(self, fmt: str = "svg") -> str:
+        """Where the frame lives below the figures folder: stable, cited by lecturers."""
+        if self.slug is None:
+            return f"{self.fig_id}.{fmt}"
+        return f"{self.fig_id}/{self.slug}.{fmt}"
+
+
+def frames(fig_id: str) -> list[Frame]:
+    control = registry.get(fig_id).CONTROL
+    if control is None:
+        return [Frame(fig_id, None, None)]
+    return [Frame(fig_id, v, control.slug(v)) for v in control.values]
+
+
+def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
+    if fmt != "svg":  # laid out as for the SVG, like every PDF and PNG (style.to_bytes_each)
+        return render_set(frame, lang, (fmt,))[0]
+    return _drawn(frame, lang, (fmt,), lambda fig, fmts: to_bytes(fig, fmts[0]))
+
+
+def render_set(frame: Frame, lang: str, fmts: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The frame drawn once and saved in each format, in the order asked; drawn once more, narrow,
+    if a narrow variant ("narrow.svg", "narrow.dark.svg") is asked."""
+    wide = tuple(f for f in fmts if not f.startswith("narrow."))
+    thin = tuple(f.removeprefix("narrow.") for f in fmts if f.startswith("narrow."))
+    _check(lang, fmts)
+    saved = dict(zip(wide, _drawn(frame, lang, wide, to_bytes_each) if wide else ()))
+    if thin:
+        with narrow():
+            saved.update(zip(("narrow." + f for f in thin), _drawn(frame, lang, thin, to_bytes_each)))
+    return tuple(saved[f] for f in fmts)
+
+
+def _check(lang: str, fmts: tuple[str, ...]) -> None:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
+    bad = [fmt for fmt in fmts if fmt not in KINDS]
+    if bad:
+        raise ValueError(f"unknown figure format {bad[0]!r}; use one of {KINDS}")
+
+
+def _drawn(frame: Frame, lang: str, fmts: tuple[str, ...], save) -> bytes | tuple[bytes, ...]:
+    _check(lang, fmts)
+    try:
+        mod = registry.get(frame.fig_id)
+    except FigureError as e:
+        raise e.at(lang, frame.slug) from None
+    try:
+        fig = mod.draw(lang, frame.value)
+        if fig is None or not hasattr(fig, "savefig"):
+            raise TypeError(f"draw() must return a matplotlib Figure, got {fig!r}")
+        return save(fig, fmts)
+    except Exception as e:
+        raise FigureError.caught(e, frame.fig_id, lang, frame.slug, "draw") from e
+
+
+def plan(ids: Iterable[str] | None = None, broken: list[FigureError] | None = None) -> list[Frame]:
+    """Every frame of the chosen figures (all registered ones by default), in site order.
+
+    A figure that fails to import raises FigureError, or with `broken` is left out and added there.
+    """
+    chosen = registry.ORDER if ids is None else list(ids)
+    importable = []
+    for fig_id in chosen:
+        try:
+            registry.get(fig_id)  # refuse an unknown id before drawing anything
+        except FigureError as e:
+            if broken is None:
+                raise
+            broken.append(e)
+            continue
+        importable.append(fig_id)
+    return [f for fig_id in importable for f in frames(fig_id)]
+
+
+def cores() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None,
+                keep_going: bool = False) -> Iterator[bytes | FigureError]:
+    """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core
+    (with a tuple of formats, render_set: a tuple of bytes).
+
+    Every frame starts from the same settings (style.setup), so a frame's bytes do not depend on
+    which process drew it or what it drew before: the same bytes as drawing them one by one.
+    A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place.
+    """
+    task_fn = _render_or_error if keep_going else _render_task
+    jobs = min(jobs or cores(), len(tasks))
+    if jobs <= 1:
+        yield from (task_fn(task) for task in tasks)
+        return
+    pool = ProcessPoolExecutor(jobs, mp_context=_start_method())
+    try:
+        yield from pool.map(task_fn, tasks)
+    finally:  # after a failure, do not wait for the frames still queued
+        pool.shutdown(cancel_futures=True)
+
+
+def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
+    """Start the slow shared work that the figures about to be drawn declare (a figure module's
+    PREPARE, a function of no arguments: training the page-4 model), each in a process of its own
+    beside the pool. Otherwise the first worker to need it does it while the others, needing it
+    too, wait for it. A PREPARE keeps what it computes where the workers look for it (the trained
+    weights' disk cache); a worker that gets there first computes it itself, and the PREPARE then
+    finds it done."""
+    if len(tasks) <= 1 or min(jobs or cores(), len(tasks)) <= 1:
+        return []
+    wanted = []
+    for frame, *_ in tasks:
+        fn = getattr(registry.get(frame.fig_id), "PREPARE", None)
+        if fn is not None and fn not in wanted:
+            wanted.append(fn)
+    context = _start_method()
+    started = [context.Process(target=fn, daemon=True) for fn in wanted]
+    for process in started:
+        process.start()
+    return started
+
+
+# Imported by a fork server before it forks the workers: third-party only, since our own modules
+# change under `mkdocs serve` and each worker must import them as they are now.
+PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
+# The longest temporary folder under which the fork server's socket path (folder + "/pymp-XXXXXXXX"
+# + "/listener-XXXXXXXX", about 32 bytes more) still fits the 107 bytes a Unix socket path may have.
+SOCKET_ROOM = 107 - 40
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """fork while this process runs one thread: the workers start with everything imported. With
+    more threads (`mkdocs serve`'s server and file watchers), a forked worker could inherit a lock
+    another thread held at that moment and wait for it for ever; then a fork server, started
+    single-threaded, forks the workers. The fork server listens on a Unix socket in the temporary
+    folder, whose path the system caps (about 107 bytes): under a longer TMPDIR, spawn instead."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods and len(os.fsencode(tempfile.gettempdir())) <= SOCKET_ROOM:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _render_task(task: tuple[Frame, str, str | tuple[str, ...]]) -> bytes | tuple[bytes, ...]:
+    """render(), or with a tuple of formats render_set(): one drawing saved in each."""
+    return render_set(*task) if isinstance(task[2], tuple) else render(*task)
+
+
+def _render_or_error(task: tuple[Frame, str, str | tuple[str, ...]]) -> bytes | tuple[bytes, ...] | FigureError:
+    try:
+        return _render_task(task)
+    except FigureError as e:
+        return e
+
+
+def _drawings(tasks: Iterable[tuple[Frame, str, str]]) -> list[tuple[Frame, str, tuple[str, ...]]]:
+    """(frame, lang, fmt) tasks, in order, as one task per drawing: a frame's formats together
+    (tasks list a frame's formats next to each other), so each frame is drawn once."""
+    drawings: list[tuple[Frame, str, tuple[str, ...]]] = []
+    for frame, lang, fmt in tasks:
+        if drawings and drawings[-1][:2] == (frame, lang):
+            drawings[-1] = (frame, lang, (*drawings[-1][2], fmt))
+        else:
+            drawings.append((frame, lang, (fmt,)))
+    return drawings
+
+
+def _each_format(drawings: list[tuple[Frame, str, tuple[str, ...]]],
+                 results: Iterable[tuple[bytes, ...] | FigureError]) -> Iterator[bytes | FigureError]:
+    """The drawings' results (render_many), one per format again (a failure once per format)."""
+    for (_, _, fmts), result in zip(drawings, results):
+        yield from [result] * len(fmts) if isinstance(result, FigureError) else result
+
+
+class Rendered(NamedTuple):
+    frame: Frame
+    lang: str
+    fmt: str
+    data: bytes | None  # None when the frame failed
+    drawn: bool  # False: taken from the cache
+    error: FigureError | None = None
+
+
+def _tasks(langs, ids, formats, cache: FigureCache | None,
+           broken: list[FigureError] | None = None) -> tuple[list[tuple[Frame, str, str]], list]:
+    """Every (frame, lang, fmt) of the chosen figures, in site order, and its file in the cache.
+
+    broken: as in plan()."""
+    chosen = plan(ids, broken)
+    tasks = [(frame, lang, fmt) for lang in langs for frame in chosen for fmt in formats]
+    if cache is None:
+        return tasks, [None] * len(tasks)
+    modules = sorted({registry.module_name(frame.fig_id) for frame in chosen})
+    digest = dict(zip(modules, cache.digests(modules)))
+    return tasks, [cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt)
+                   for frame, lang, fmt in tasks]
+
+
+def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
+                 cache: FigureCache | None = None, jobs: int | None = None,
+                 keep_going: bool = False) -> Iterator[Rendered]:
+    """Every frame of the chosen figures in each language and format, in site order.
+
+    With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
+    others are drawn in a process pool (render_many) and stored as they arrive. A failure raises
+    FigureError; with `keep_going` it comes as a Rendered with `error` set instead (first those of
+    figures that failed to import, one per language, then every frame that failed to draw).
+    """
+    langs = list(langs)
+    broken: list[FigureError] | None = [] if keep_going else None
+    tasks, paths = _tasks(langs, ids, formats, cache, broken)
+    for e in broken or ():
+        yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
+    found = [None if path is None else cache.failed(path) or cache.get(path) for path in paths]
+    # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
+    fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
+    preparing = _prepare(fresh_tasks, jobs)
+    with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
+        yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache)
+    for process in preparing:
+        process.join()
+    if cache is not None and None in found:
+        cache.prune()
+
+
+def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
+    """Each task's Rendered, in order: from the cache when found, else the next frame drawn."""
+    for task, path, data in zip(tasks, paths, found):
+        if isinstance(data, FigureError):  # failed to draw earlier in this build: not drawn again
+            yield Rendered(*task, None, drawn=False, error=data.at(task[1], task[0].slug))
+            continue
+        if data is not None:
+            yield Rendered(*task, data, drawn=False)
+            continue
+        data = next(fresh)
+        if isinstance(data, FigureError):
+            yield Rendered(*task, None, drawn=True, error=data)
+            continue
+        if path is not None:
+            cache.put(path, data)
+        yield Rendered(*task, data, drawn=True)
+
+
+def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+               formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False) -> int:
+    """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
+
+    keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
+    tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
+    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
+    drawings = _drawings(task for task, _ in missing)
+    preparing = _prepare(drawings, jobs)
+    with closing(render_many(drawings, jobs, keep_going)) as drawn:
+        for (task, path), data in zip(missing, _each_format(drawings, drawn)):
+            if isinstance(data, FigureError):
+                cache.failed(path, data)
+            else:
+                cache.put(path, data)
+    for process in preparing:
+        process.join()
+    if missing:
+        cache.prune()
+    return len(drawings)

@@ -1,0 +1,62 @@
+"""What a figure is drawn from, as one digest: the code it reaches, the fonts, the library versions.
+
+The code is found as mha_ref.store.CodeReach finds it: a figure's own module and every `figures`
+module it imports count whole; in `mha_ref` only what the figure can reach by name counts. An edit
+to an `mha_ref` function thus redraws only the figures that reach it, and an edit to a comment or
+a docstring redraws nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import matplotlib
+import noto_cjk_sans_otc
+import numpy as np
+from matplotlib import font_manager, ft2font
+
+from mha_ref.store import ROOT, CodeReach, Unit
+
+WHOLE = "figures"  # modules of this package count whole
+BY_NAME = "mha_ref"  # modules of this package count by the functions and classes reached
+HARNESS = "figures.engine.render"  # what turns every figure into bytes (it imports save and registry)
+NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources")  # where frames are kept, not what they hold
+
+
+def environment() -> str:
+    """The library versions and the fonts every frame depends on."""
+    font = Path(noto_cjk_sans_otc.FONT_PATH).stat()
+    known = sorted((f.fname, f.name, f.style, f.weight, f.stretch, f.variant) for f in font_manager.fontManager.ttflist)
+    parts = (sys.version_info[:2], matplotlib.__version__, np.__version__, ft2font.__freetype_version__,
+             noto_cjk_sans_otc.FONT_PATH, font.st_size, font.st_mtime_ns, known)
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class Sources(CodeReach):
+    """The figure and reference code of a checkout, parsed once; digests of what each figure reaches."""
+
+    def __init__(self, root: Path = ROOT):
+        super().__init__(root, whole=(WHOLE,), by_name=(BY_NAME,), skip=NOT_DRAWING)
+        self.env = environment()
+        self._digests: dict[str, str] = {}
+
+    def figure_units(self, module: str) -> dict[Unit, str]:
+        """Every unit a figure module reaches, with its digest (the harness included)."""
+        return self.reached((module, "*"), (HARNESS, "*"))
+
+    def digest(self, module: str) -> str:
+        """One digest of everything the figure in `module` is drawn from."""
+        if module not in self._digests:
+            self._digests[module] = super().digest((module, "*"), (HARNESS, "*"), salt=self.env)
+        return self._digests[module]
+
+    def stamp(self) -> str:
+        """A digest of every byte of the code the digests are read from, and of the environment:
+        while it holds, the digests do too, and need not be worked out again."""
+        h = hashlib.sha256(self.env.encode())
+        for package in (WHOLE, BY_NAME):
+            for path in sorted((self.root / package).rglob("*.py")):
+                h.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes())
+        return h.hexdigest()

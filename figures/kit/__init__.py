@@ -1,0 +1,4 @@
+"""What a figure module may import besides mha_ref: the shared look and the figure every drawing
+starts from (style.py), the words helpers and languages (words.py), the control that steps a
+figure's frames (control.py), and drawing helpers that take an Axes and return what they drew
+(draw.py). Nothing here saves or caches: that is the engine's."""

@@ -1,0 +1,76 @@
+"""What a figure file says about itself: its title, figure number, page, licence and version.
+
+A frame is drawn once and cached without any attribution (figures/engine/); the attribution is
+stamped into the bytes when the file is written (stamp.py), by the site build and by the CLI alike,
+so both write the same bytes, and a figure that gets a new number or moves to another page is not
+drawn again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..engine import registry
+from ..engine.render import Frame
+from ..kit.words import FIGURE_LABEL, LANGS
+from ..text.constructs import expand_values, first_sentence, plain
+from .identity import IDENTITY
+
+
+WORDS = {
+    "zh": {"unnumbered": "图（未编号）", "of": "{figure}，出自《{site}》：{url}",
+           "licence": "采用 {licence} 许可（{url}），署名：{authors}", "version": "版本 {}"},
+    "en": {"unnumbered": "Figure (unnumbered)", "of": "{figure} of {site}: {url}",
+           "licence": "Licensed {licence} ({url}); attribute to {authors}", "version": "version {}"},
+}
+
+
+class Attribution(NamedTuple):
+    title: str         # "图 1.2 一个头只能混合", the number and the caption's first sentence
+    description: str   # figure, site, page URL, frame, licence and version, in one paragraph
+    source: str        # the page that explains the figure, with #fig-<id>
+    rights: str        # licence, its URL and whom to credit
+    identifier: str    # "<id>/<frame slug>@<version>"
+    lang: str
+    keywords: str      # for the PDF's Keywords
+
+
+def page_url(nav_entry: str, lang: str) -> str:
+    """The full URL of a page ("one-head-blends.md") in a language; the first language sits at the root."""
+    path = "" if nav_entry == "index.md" else nav_entry.removesuffix(".md") + "/"
+    return IDENTITY.site_url + ("" if lang == LANGS[0] else f"{lang}/") + path
+
+
+def caption(fig_id: str, lang: str, where: str = "") -> str:
+    """The figure's caption for a language, numbers filled in, as Markdown (screen/print spans
+    expanded: a caption says what the frames show in print, not how to move the slider)."""
+    mod = registry.get(fig_id)
+    text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
+    return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
+
+
+def _first_sentence(text: str) -> str:
+    """A caption's first sentence, as plain text in its print wording (a file taken away is read
+    as on paper): its title."""
+    return first_sentence(plain(text, media="print"))
+
+
+def attribution(frame: Frame, lang: str, number) -> Attribution:
+    """What a file of this frame says about itself. number: numbering.FigureNumber or None (unplaced)."""
+    w = WORDS[lang]
+    figure = FIGURE_LABEL[lang].format(number.number) if number else w["unnumbered"]
+    title = f"{figure} {_first_sentence(caption(frame.fig_id, lang))}"
+    source = (page_url(number.home, lang) if number else IDENTITY.site_url) + f"#fig-{frame.fig_id}"
+    control = registry.get(frame.fig_id).CONTROL
+    shown = ""
+    if control is not None and frame.slug is not None:  # which frame: its place and its value
+        k, n, value = list(control.values).index(frame.value) + 1, len(control.values), control.value_label(frame.value, lang)
+        shown = f"（第 {k}/{n} 帧：{value}）" if lang == "zh" else f" (frame {k} of {n}: {value})"
+    rights = w["licence"].format(licence=IDENTITY.content_licence, url=IDENTITY.content_licence_url,
+                                 authors=", ".join(IDENTITY.authors))
+    version = w["version"].format(IDENTITY.version)
+    description = (w["of"].format(figure=figure + shown, site=IDENTITY.title[lang], url=source)
+                   + ("。" if lang == "zh" else ". ") + rights + ("；" if lang == "zh" else "; ") + version)
+    identifier = f"{frame.fig_id}/{frame.slug or frame.fig_id}@{IDENTITY.version}"
+    keywords = "; ".join([frame.fig_id, IDENTITY.content_licence, source, f"v{IDENTITY.version}"])
+    return Attribution(title, description, source, rights, identifier, lang, keywords)

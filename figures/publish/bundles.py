@@ -1,0 +1,148 @@
+"""The files a reader takes away, written for the site and the CLI alike: every frame stamped with
+its attribution, one zip of all frames per format, and the figure's data table as CSV.
+
+All frames of a figure come as one zip per format: every frame stays a file of its own, with its
+own attribution, ready for `\\includegraphics` or a slide, and nothing is drawn a second time.
+
+A figure with data(lang) also comes as `<id>.csv`: the table folded under it on the page, for a
+spreadsheet. It holds the table and nothing else (a line of attribution would be a row the reader
+has to delete before computing with it); the page it is linked from carries the credit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from functools import lru_cache
+
+from mha_ref import store
+
+from ..engine import registry
+from ..engine.render import Frame, frames
+from ..engine.save import FORMATS, VARIANTS
+from .attribution import attribution
+from .stamp import stamp
+
+
+DOWNLOADS_ENV = "MHA_DOWNLOADS"  # "0" (or off, no, false): the site without downloads (bench's baseline)
+
+
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build-time clock in any file
+
+
+def downloads_on() -> bool:
+    return not store.switched_off(DOWNLOADS_ENV)
+
+
+def site_formats() -> tuple[str, ...]:
+    """What the site writes of each frame: the page's SVG and its variants (dark, narrow), and
+    with downloads PDF and PNG too."""
+    return ("svg", *VARIANTS, *(f for f in FORMATS if f != "svg" and downloads_on()))
+
+
+def zip_frames(fig_id: str, fmt: str, files: list[tuple[Frame, bytes]], a: Attribution) -> bytes:
+    """Every frame's file, stamped, in frame order, with fixed timestamps: the same bytes each build."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in [("ATTRIBUTION.txt", f"{a.title}\n{a.description}\n".encode()),
+                           *((frame.path(fmt), data) for frame, data in files)]:
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.external_attr = 0o644 << 16
+            # PNG and PDF are compressed already; deflating them again costs time and saves nothing
+            info.compress_type = zipfile.ZIP_DEFLATED if fmt == "svg" or name.endswith(".txt") else zipfile.ZIP_STORED
+            z.writestr(info, data)
+    return buf.getvalue()
+
+
+SVG_SIZE = re.compile(rb'<svg [^>]*?width="([0-9.]+)(pt)?" height="([0-9.]+)(pt)?"')
+
+
+def svg_size(head: bytes) -> tuple[int, int]:
+    """The width and height in CSS px (96 per inch) of an SVG, from its first two kilobytes: in pt
+    as matplotlib writes them, or in px (an error card)."""
+    m = SVG_SIZE.search(head)
+    if m is None:
+        raise ValueError("the SVG does not start with its width and height")
+    return tuple(round(float(m[i]) * (4 / 3 if m[i + 1] else 1)) for i in (1, 3))
+
+
+def zip_path(fig_id: str, fmt: str) -> str:
+    """Where a figure's all-frames zip lives below the figures folder, beside its frames' folder."""
+    return f"{fig_id}-frames-{fmt}.zip"
+
+
+def csv_path(fig_id: str) -> str:
+    """Where a figure's data table lives below the figures folder, beside its frames."""
+    return f"{fig_id}.csv"
+
+
+class DataTableError(ValueError):
+    """A figure's data() gave a table of the wrong shape."""
+
+
+@lru_cache(maxsize=None)  # the CSV and the page's table are the same table: computed once per build
+def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]] | None:
+    """(column heads, rows) of the figure's data(lang), the numbers it draws; None if it has no
+    data(). Every row must be as wide as the heads."""
+    data = getattr(registry.get(fig_id), "data", None)
+    if data is None:
+        return None
+    head, rows = data(lang)
+    if not rows or any(len(r) != len(head) for r in rows):
+        raise DataTableError(f"figure {fig_id}: data() must give rows of {len(head)} cells")
+    return tuple(head), tuple(tuple(r) for r in rows)
+
+
+def data_csv(fig_id: str, lang: str) -> bytes | None:
+    """The figure's data table as CSV, or None if it has none: UTF-8 behind a byte-order mark
+    (without one, Excel reads a UTF-8 file in the system's code page and garbles Chinese), rows
+    ended by CR LF and fields quoted only where needed (RFC 4180)."""
+    table = data_table(fig_id, lang)
+    if table is None:
+        return None
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\r\n").writerows([table[0], *table[1]])
+    return ("\ufeff" + text.getvalue()).encode("utf-8")
+
+
+def write_tables(langs, fig_ids, write, keep_going: bool = False) -> int:
+    """Each chosen figure's data table as CSV, in each language: `write(lang, path, bytes)` as in
+    write_all. A figure whose data() fails raises FigureError, or with `keep_going` (mkdocs serve)
+    is left out. Returns how many files were written."""
+    written = 0
+    for lang in langs:
+        for fig_id in fig_ids:
+            try:
+                data = data_csv(fig_id, lang)
+            except Exception as e:
+                if keep_going:
+                    continue
+                raise registry.FigureError.caught(e, fig_id, lang, None, "give its data table") from e
+            if data is not None:
+                write(lang, csv_path(fig_id), data)
+                written += 1
+    return written
+
+
+def write_all(results, numbers: dict, write) -> None:
+    """Stamp rendered frames (render.Rendered, in site order) and write them, then each multi-frame
+    figure's zips: `write(lang, path below figures/, bytes)`. The site build and the CLI both call this."""
+    pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
+    for r in results:
+        if r.fmt in VARIANTS:  # what the page shows in the slate scheme or on a phone: never a download
+            write(r.lang, r.frame.path(r.fmt), r.data)
+            continue
+        a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
+        data = stamp(r.data, r.fmt, a)
+        write(r.lang, r.frame.path(r.fmt), data)
+        if r.frame.slug is not None:
+            group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])
+            group.append((r.frame, data))
+            if len(group) == len(frames(r.frame.fig_id)):
+                first = group[0][0]
+                write(r.lang, zip_path(first.fig_id, r.fmt),
+                      zip_frames(first.fig_id, r.fmt, group, attribution(Frame(first.fig_id, None, None), r.lang,
+                                                                         numbers.get(first.fig_id))))
+                del pending[(r.lang, r.frame.fig_id, r.fmt)]

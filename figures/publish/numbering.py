@@ -1,0 +1,85 @@
+"""One number per figure, site-wide: "图 1.3" / "Figure 1.3" on every page that shows it.
+
+The number is <page>.<k>: the figure's home page (the page that explains it) counted among the
+content pages in nav order, and the figure's place among the figures that page explains. The home
+page is the first page in nav order, after the site's front page (index.md), that places the
+figure; the front page only previews figures explained further on. A figure that only the front
+page places has the front page as home, counted as page 0: "图 0.1".
+
+The numbers are read from the docs sources of every language at once, and a pair of twins that
+place different figures is refused, so the numbering is the same in every language by construction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..kit.words import LANGS
+from ..text.constructs import FIGURE, MarkupError, outside_code
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FRONT = "index.md"
+TITLE = re.compile(r"^# (?P<title>.+?)(?:\s*\{#[^}]*\})?\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class FigureNumber:
+    number: str               # "1.3"
+    home: str                 # the nav entry of the page that explains the figure, e.g. "one-head-blends.md"
+    page: int                 # that page's number: 0 for the front page, 1, 2, ... for the content pages
+    titles: dict[str, str]    # that page's title (its first heading) in each language
+
+
+def nav_pages(nav: list) -> list[str]:
+    """The nav's page entries in order ("one-head-blends.md"), from MkDocs' `nav:` setting."""
+    pages = []
+    for item in nav:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        pages += nav_pages(value) if isinstance(value, list) else [value]
+    return pages
+
+
+def _source(docs_dir: Path, page: str, lang: str) -> str:
+    return (docs_dir / page.removesuffix(".md")).with_suffix(f".{lang}.md").read_text(encoding="utf-8")
+
+
+def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
+    """The figure ids a page places, in order; its twins in every language must agree."""
+    placed = {lang: [m["id"] for m in outside_code(FIGURE, _source(docs_dir, page, lang))] for lang in langs}
+    first = placed[langs[0]]
+    for lang in langs[1:]:
+        if placed[lang] != first:
+            raise MarkupError(f"{page}: the {lang} page places figures {placed[lang]}, the {langs[0]} page "
+                              f"{first}; twins place the same figures in the same order")
+    return first
+
+
+def figure_numbers(docs_dir: Path, nav: list, langs: list[str]) -> dict[str, FigureNumber]:
+    """Every placed figure's site-wide number, computed from the docs sources in nav order."""
+    pages = nav_pages(nav)
+    content = [p for p in pages if p != FRONT]
+    placed = {p: placed_figures(docs_dir, p, langs) for p in pages}
+    # home: the first content page placing the figure, else the front page
+    home: dict[str, str] = {}
+    for page in content + [FRONT] * (FRONT in pages):
+        for fig_id in placed[page]:
+            home.setdefault(fig_id, page)
+    numbers = {}
+    for page in pages:
+        own = [fig_id for fig_id in placed[page] if home[fig_id] == page]
+        page_number = 0 if page == FRONT else content.index(page) + 1
+        titles = {lang: TITLE.search(_source(docs_dir, page, lang))["title"] for lang in langs} if own else {}
+        for k, fig_id in enumerate(own, 1):
+            numbers[fig_id] = FigureNumber(f"{page_number}.{k}", page, page_number, titles)
+    return numbers
+
+
+def site_numbers(langs=LANGS) -> dict:
+    """The site's figure numbers, read from mkdocs.yml's nav and the docs (for the CLI)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return figure_numbers(ROOT / config.get("docs_dir", "docs"), config["nav"], list(langs))

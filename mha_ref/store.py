@@ -1,0 +1,214 @@
+"""Keeping computed results on disk, for mha_ref and the figure cache alike: the switch that turns a
+cache off, writes that never leave half a file, and the digest of the code a result depends on.
+
+A result kept on disk is named by a digest of what it is made from, so an edit gives a new name and
+a stale file is never read. The code counts as its syntax tree without docstrings, so an edit to a
+comment or a docstring changes no digest. What counts is found by following names (CodeReach):
+from a starting function, each function or class it names, and theirs in turn, and the top-level
+statements (constants, import-time calls) of every module reached; in a package counted whole, a
+module imported counts entirely. A call that names nothing (a function fetched with getattr) would
+go unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE_ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns every cache off; a path moves it
+DEFAULT_CACHE = ROOT / ".cache" / "figures"
+OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
+
+Unit = tuple[str, str | None]  # (module, top-level def) or (module, None): its other statements
+
+
+def switched_off(name: str) -> bool:
+    """Whether the environment variable `name` turns its feature off."""
+    return os.environ.get(name, "").strip().lower() in OFF
+
+
+def cache_folder() -> Path | None:
+    """The folder every disk cache lives under: DEFAULT_CACHE, the path MHA_FIGURE_CACHE names, or
+    None when it turns caching off."""
+    if switched_off(CACHE_ENV):
+        return None
+    value = os.environ.get(CACHE_ENV, "").strip()
+    return Path(value) if value else DEFAULT_CACHE
+
+
+def write_atomic(path: Path, write) -> None:
+    """Call write(file) on a temporary file beside `path`, then rename it to `path`: a killed process
+    leaves no partial file under the real name. `write` may also be bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if isinstance(write, (bytes, bytearray)):
+                f.write(write)
+            else:
+                write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def code_text(source: str) -> str:
+    """A module's source as the digests see it: its syntax tree as text, without comments,
+    docstrings or line numbers (what an edit to the code changes and an edit to its explanations
+    does not)."""
+    return ast.dump(_strip_docstrings(ast.parse(source)))
+
+
+class _Module:
+    """One parsed module: its top-level defs, its other statements and what its imports name."""
+
+    def __init__(self, name: str, path: Path):
+        self.name, self.path = name, path
+        self.is_package = path.name == "__init__.py"
+        self.tree = _strip_docstrings(ast.parse(path.read_bytes(), str(path)))
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        self.defs: dict[str, ast.Module] = {}  # a name defined twice counts both definitions
+        for n in self.tree.body:
+            if isinstance(n, defs):
+                self.defs.setdefault(n.name, ast.Module(body=[], type_ignores=[])).body.append(n)
+        self.top = ast.Module(body=[n for n in self.tree.body if not isinstance(n, defs)], type_ignores=[])
+        self.imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.imports[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], None)
+            elif isinstance(node, ast.ImportFrom):
+                base = self._absolute(node.module, node.level)
+                for a in node.names:
+                    self.imports[a.asname or a.name] = (base, a.name)
+
+    def _absolute(self, module: str | None, level: int) -> str:
+        if level == 0:
+            return module or ""
+        package = self.name.split(".") if self.is_package else self.name.split(".")[:-1]
+        package = package[:len(package) - (level - 1)]
+        return ".".join(package + ([module] if module else []))
+
+
+class CodeReach:
+    """The code of packages below `root`, parsed once, and what a unit of it reaches by name.
+
+    whole: packages whose modules count entirely once imported; by_name: packages whose modules
+    count by the functions and classes reached; skip: modules that never count.
+    """
+
+    def __init__(self, root: Path = ROOT, whole: tuple[str, ...] = (), by_name: tuple[str, ...] = ("mha_ref",),
+                 skip: tuple[str, ...] = ()):
+        self.root, self.whole, self.by_name, self.skip = Path(root), whole, by_name, skip
+        self._modules: dict[str, _Module | None] = {}
+        self._units: dict[Unit, tuple[str, frozenset[Unit]]] = {}
+
+    def module(self, name: str) -> _Module | None:
+        if name.split(".")[0] not in (*self.whole, *self.by_name) or name in self.skip:
+            return None  # numpy, matplotlib, ...: covered by their versions
+        if name not in self._modules:
+            base = self.root.joinpath(*name.split("."))
+            paths = [p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()]
+            self._modules[name] = _Module(name, paths[0]) if paths else None
+        return self._modules[name]
+
+    def _module_unit(self, name: str) -> Unit | None:
+        mod = self.module(name)
+        return None if mod is None else (name, "*" if name.split(".")[0] in self.whole else None)
+
+    def _symbol(self, module: str, attr: str) -> set[Unit]:
+        """What `module.attr` names: a submodule, a def, a re-exported name or a constant."""
+        if self.module(f"{module}.{attr}") is not None:
+            return {self._module_unit(f"{module}.{attr}")} - {None}
+        mod = self.module(module)
+        if mod is None:
+            return set()
+        units = {self._module_unit(module)} - {None}
+        if units == {(module, "*")}:
+            return units
+        if attr in mod.defs:
+            units.add((module, attr))
+        elif attr in mod.imports:  # re-exported, as mha_ref/__init__.py does
+            units |= self._local(mod, attr)[0]
+        return units
+
+    def _local(self, mod: _Module, name: str) -> tuple[set[Unit], str | None]:
+        """What a name used in `mod` refers to, and the module it is, if it is one."""
+        if name in mod.defs:
+            return {self._module_unit(mod.name) if mod.name.split(".")[0] in self.whole else (mod.name, name)}, None
+        if name not in mod.imports:
+            return set(), None  # a local variable, a builtin, or a constant of `mod` (in its top unit)
+        module, attr = mod.imports[name]
+        if attr is not None and self.module(f"{module}.{attr}") is None:
+            return self._symbol(module, attr), None
+        module = module if attr is None else f"{module}.{attr}"
+        return {self._module_unit(module)} - {None}, module
+
+    def _names(self, mod: _Module, node: ast.AST) -> set[Unit]:
+        """The units that the names used inside `node` (code of module `mod`) refer to."""
+        units: set[Unit] = set()
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                units |= self._local(mod, n.id)[0]
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                module = self._local(mod, n.value.id)[1]
+                if module is not None:
+                    units |= self._symbol(module, n.attr)
+        return units
+
+    def _unit(self, unit: Unit) -> tuple[str, frozenset[Unit]]:
+        """A unit's own digest and the units it names."""
+        if unit not in self._units:
+            self._units[unit] = self._read(unit)
+        return self._units[unit]
+
+    def _read(self, unit: Unit) -> tuple[str, frozenset[Unit]]:
+        name, part = unit
+        mod = self.module(name)
+        node = mod.tree if part == "*" else mod.top if part is None else mod.defs[part]
+        refs = self._names(mod, node)
+        if part != "*":
+            refs.add((name, None))  # a def reached brings its module's constants with it
+        if part == "*":  # importing runs the imported modules, used or not (mha_ref has no side effects)
+            for stmt in (n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))):
+                for target in {mod.imports[a.asname or a.name.split(".")[0]] for a in stmt.names if a.name != "*"}:
+                    module = ".".join(filter(None, target))
+                    refs |= {self._module_unit(module if self.module(module) else target[0])} - {None}
+        digest = hashlib.sha256(ast.dump(node).encode()).hexdigest()
+        return digest, frozenset(refs - {unit, None})
+
+    def reached(self, *start: Unit) -> dict[Unit, str]:
+        """Every unit reached from the `start` units, with its own digest."""
+        todo = [u for u in start if u and self.module(u[0]) is not None]
+        seen: dict[Unit, str] = {}
+        while todo:
+            unit = todo.pop()
+            if unit in seen:
+                continue
+            seen[unit], refs = self._unit(unit)
+            todo.extend(refs)
+        return seen
+
+    def digest(self, *start: Unit, salt: str = "") -> str:
+        """One digest of every unit reached from `start` (and of `salt`: what else decides the result)."""
+        h = hashlib.sha256(salt.encode())
+        for (name, part), digest in sorted(self.reached(*start).items(), key=lambda kv: repr(kv[0])):
+            h.update(f"{name}:{part}:{digest}\n".encode())
+        return h.hexdigest()
