@@ -178,3 +178,26 @@ def test_trained_maps_table_names_each_heads_top_key_and_its_weight(lang):
         for h, cell in enumerate(row[1:]):
             k = int(w[h, q].argmax())
             assert cell == f"{k} {words[k]} ({w[h, q, k]:.2f})"
+
+
+# issue 22: checks that derive their expectation by hand, not from the helper the code uses ----------
+def _usual_offset_by_hand(head: int) -> int:
+    """The offset a head's top key takes most often over the held-out queries (the start symbol left
+    out), counted with a plain loop; on a tie the nearest offset, then the one before the query."""
+    counts: dict[int, int] = {}
+    for i in range(len(trained.held_out())):
+        w = trained.weights(i)[head]
+        for q in range(1, len(w)):
+            o = int(np.argmax(w[q])) - q
+            counts[o] = counts.get(o, 0) + 1
+    most = max(counts.values())
+    return sorted((o for o, c in counts.items() if c == most), key=lambda o: (abs(o), o))[0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_trained_roles_table_prints_each_heads_usual_offset_counted_by_hand(lang):
+    from figures import trained_roles
+    _, rows = trained_roles.data(lang)
+    for h in range(trained.train.CONFIG.h):
+        assert rows[h][0] == str(h)
+        assert rows[h][3] == f"{_usual_offset_by_hand(h):+d}", f"head {h}"
