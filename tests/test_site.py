@@ -356,6 +356,26 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
         numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
 
 
+def test_numbering_refuses_twins_that_place_the_same_figures_in_another_order(tmp_path):
+    """The numbers are counted from one language's order: twins that place the same figures in a
+    different order would give a figure one number in zh and its place in en another."""
+    from figures.site import numbering
+    from figures.site.markup import MarkupError
+    order = {"zh": ["width-slices", "peak-dip", "blend-rows"], "en": ["peak-dip", "width-slices", "blend-rows"]}
+    for lang, ids in order.items():
+        figures = "\n\n".join(f"{{{{ figure {i} }}}}" for i in ids)
+        (tmp_path / f"a.{lang}.md").write_text(f"# a {lang} {{#a}}\n\n{figures}\n", encoding="utf-8")
+    with pytest.raises(MarkupError) as refused:
+        numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])
+    message = str(refused.value)
+    assert message.startswith("a.md: ") and "same order" in message, message
+    assert str(order["zh"]) in message and str(order["en"]) in message, message  # both orders, named
+    # and in the same order, the same twins are numbered
+    (tmp_path / "a.en.md").write_text((tmp_path / "a.zh.md").read_text(encoding="utf-8"), encoding="utf-8")
+    numbers = numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])
+    assert {i: n.number for i, n in numbers.items()} == {"width-slices": "1.1", "peak-dip": "1.2", "blend-rows": "1.3"}
+
+
 def test_a_page_in_one_language_only_fails_the_build(checkout):
     (checkout / "docs/extra.zh.md").write_text("# 额外 {#extra}\n\n只有中文。\n", encoding="utf-8")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
