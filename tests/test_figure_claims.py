@@ -89,6 +89,36 @@ def test_peak_dip_draws_the_computed_curve_and_marks_the_true_minimum():
     np.testing.assert_allclose(ys[::40], expected, rtol=1e-12)
 
 
+def _it_row_by_hand(ratios) -> np.ndarray:
+    """[len(ratios), n] the blended head's row for `it`, computed here from the running example's
+    inputs and parameters: each head's scores q.k / sqrt(d_k) (head 0, position: columns 0:2; head
+    1, syntax: columns 2:4), mixed (1 - ratio) position + ratio syntax, through a softmax of our own."""
+    x, p = toy.inputs(), toy.params()
+    q = x @ p.w_q + (0 if p.b_q is None else p.b_q)
+    k = x @ p.w_k + (0 if p.b_k is None else p.b_k)
+    it = list(toy.TOKENS).index("it")
+    pos = q[it, 0:2] @ k[:, 0:2].T / np.sqrt(2)
+    syn = q[it, 2:4] @ k[:, 2:4].T / np.sqrt(2)
+    rows = []
+    for a in ratios:
+        s = (1 - a) * pos + a * syn
+        e = np.exp(s - s.max())
+        rows.append(e / e.sum())
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("word", ["and", "ran"])
+def test_peak_dip_lines_of_and_and_ran_are_the_weights_on_those_words(lang, word):
+    from figures import peak_dip
+    fig = peak_dip.draw(lang)
+    plt.close(fig)
+    line, = [ln for ln in fig.axes[0].lines if f"“{word}”" in ln.get_label()]  # the legend names its word
+    xs, ys = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+    assert xs[0] == 0 and xs[-1] == 1 and len(xs) > 100
+    np.testing.assert_allclose(ys, _it_row_by_hand(xs)[:, list(toy.TOKENS).index(word)], rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("query", toy.TOKENS)
 def test_blend_top_keys_are_exact_for_every_query(query):
     """The spans from the score lines' crossings agree with the argmax on a fine grid, for every query."""

@@ -213,3 +213,61 @@ def test_both_languages_print_the_same_role_numbers():
                                                                                "three-roles"))) for lang in LANGS]
     assert names[0] == names[1]
     assert {n for n in names[0] if n.startswith("roles.")} <= set(quantities.QUANTITIES)
+
+
+# --- ties between offsets: the nearest is named, then the one before it --------------------------
+# (issue 22: a tie broken to the farthest offset passed every test above)
+
+@pytest.mark.parametrize("counts, nearest", [
+    ({-1: 2, 3: 2}, -1),  # the nearer of two, whichever comes first
+    ({3: 2, -1: 2}, -1),
+    ({4: 3, -2: 3, 1: 1}, -2),
+    ({-5: 1, 0: 1, 5: 1}, 0),
+    ({2: 4, -2: 4}, -2),  # as near as each other: the one before the query
+    ({-2: 4, 2: 4}, -2),
+    ({1: 2, -1: 2, 3: 2, -3: 2}, -1),
+    ({-6: 1, 4: 1}, 4),
+    ({-6: 3, 4: 1, 0: 2}, -6),  # no tie: the count decides, however far
+])
+def test_most_common_offset_breaks_a_tie_to_the_nearest_offset(counts, nearest):
+    assert roles.most_common_offset(counts) == nearest
+    assert roles.most_common_offset(dict(reversed(counts.items()))) == nearest
+
+
+@pytest.mark.parametrize("targets", [
+    [2, 3, 1, 2, 4, 5],  # offsets +2 +2 -1 -1 0 0: three tied
+    [0, 0, 4, 5, 0, 1],  # offsets 0 -1 +2 +2 -4 -4
+    [3, 4, 5, 5, 0, 1],  # offsets +3 +3 +3 +2 -4 -4 (no tie)
+    [5, 5, 0, 0, 0, 0],  # offsets +5 +4 -2 -3 -4 -5: six tied
+])
+def test_modal_offset_on_a_hand_made_head_with_ties(targets):
+    n = len(targets)
+    offsets = [t - q for q, t in enumerate(targets)]
+    most = max(offsets.count(o) for o in offsets)
+    tied = sorted({o for o in offsets if offsets.count(o) == most}, key=lambda o: (abs(o), o))
+    assert roles.modal_offset(_one_hot(targets, n)) == (tied[0], most, len(tied) > 1)
+
+
+def _toy_offset_cell(head: str, lang: str) -> str:
+    """The toy table's offset cell for a head, recounted from the head's top keys by hand."""
+    w = toy.trace().weights[toy.head_index(head)]
+    offsets = [int(np.argmax(row)) - q for q, row in enumerate(w)]
+    most = max(offsets.count(o) for o in offsets)
+    tied = sorted({o for o in offsets if offsets.count(o) == most}, key=lambda o: (abs(o), o))
+    if len(tied) > 1:
+        return "并列" if lang == "zh" else "tied"
+    return f"{tied[0]:+d}" if tied[0] else "0"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_toy_table_prints_each_heads_offset_and_shares_counted_by_hand(lang):
+    table = table_markdown("toy-head-roles", lang, "test").splitlines()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:2 + len(toy.HEADS)]]
+    for head, cells in zip(toy.HEADS, rows):
+        w = toy.trace().weights[toy.head_index(head)].tolist()
+        expect = _by_hand(w, toy.TOKENS, toy.FREQUENCIES, toy.SYNTAX_TARGET)
+        n = len(w)
+        assert cells[1] == f"{expect['confidence']:.2f}", head
+        assert cells[2] == _toy_offset_cell(head, lang), head
+        assert cells[3:6] == [f"{100 * k / n:.0f}% ({k}/{n})"
+                              for k in (expect["offset_hits"], expect["syntax_hits"], expect["rare_hits"])], head

@@ -81,6 +81,59 @@ def test_language_switch_lands_on_the_same_page(site, page):
         assert resolved.resolve() / "index.html" == (site / _built(page, other)).resolve()
 
 
+# the language menu as Material's partials/alternate.html writes it, its links from the host's root
+# as mkdocs-static-i18n gives them (a site under a sub-path has that path in front)
+MENU_ITEM = '<li class="md-select__item">\n  <a href="{href}" hreflang="{lang}" class="md-select__link">\n    {name}\n  </a>\n</li>'
+SITE_URLS = ["https://owner.example.io/repo/", "https://owner.example.io/a/b/", "https://example.org/", None]
+MENU_PAGES = ["", "one-head-blends/", "sub/deeper/"]  # the zh page's url; its en twin is en/<it>
+
+
+def _menu_page(root: str, page: str) -> str:
+    items = "\n".join(MENU_ITEM.format(href=f"{root}{prefix}{page}", lang=lang, name=name)
+                       for lang, prefix, name in (("zh", "", "简体中文"), ("en", "en/", "English")))
+    return (f'<html><head><script id="__config" type="application/json">{{"base": "..", "features": []}}</script>'
+            f'</head><body><ul class="md-select__list">{items}</ul><a href="/elsewhere/">not the menu</a></body></html>')
+
+
+def _menu_links(html: str) -> dict[str, str]:
+    return {a["hreflang"]: a["href"] for a in BeautifulSoup(html, "html.parser").select("a.md-select__link")}
+
+
+@pytest.mark.parametrize("site_url", SITE_URLS)
+@pytest.mark.parametrize("page", MENU_PAGES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_language_menu_links_are_relative_and_land_on_the_twins_under_a_sub_path(site_url, page, lang):
+    """The menu's root-absolute links made relative (figures/site/language.py), for a page served at
+    any depth of a site at a host's root or under a sub-path: each link resolves, as a browser
+    resolves it (urljoin), from the page's own address to its twin's."""
+    from figures.site import language
+    base = site_url or "http://127.0.0.1:8000/"
+    root = urlparse(base).path  # "/repo/" under a sub-path
+    page_url = page if lang == "zh" else f"en/{page}"
+    html = language.relative_menu_links(_menu_page(root, page), page_url, site_url)
+    links = _menu_links(html)
+    assert set(links) == {"zh", "en"}
+    for twin_lang, href in links.items():
+        assert not href.startswith("/") and not urlparse(href).scheme, f"page {page_url!r}: menu link {href!r} is not relative"
+        twin = page if twin_lang == "zh" else f"en/{page}"
+        assert urljoin(base + page_url, href) == base + twin, (page_url, href)
+    assert '<a href="/elsewhere/">' in html  # links outside the menu are not the menu's to change
+
+
+def test_the_post_page_hook_makes_the_menu_relative(monkeypatch):
+    """The build's own hook (figures/site/hooks.py on_post_page) applies it, in both languages."""
+    import types
+    from figures.site import hooks
+    site_url = "https://owner.example.io/repo/"
+    for lang, page_url in (("zh", "one-head-blends/"), ("en", "en/one-head-blends/")):
+        i18n = types.SimpleNamespace(current_language=lang, default_language="zh")
+        config = types.SimpleNamespace(site_url=site_url, plugins={"i18n": i18n})
+        out = hooks.on_post_page(_menu_page("/repo/", "one-head-blends/"), types.SimpleNamespace(url=page_url), config)
+        for twin_lang, href in _menu_links(out).items():
+            twin = "one-head-blends/" if twin_lang == "zh" else "en/one-head-blends/"
+            assert urljoin(site_url + page_url, href) == site_url + twin and not href.startswith("/"), href
+
+
 def test_figures_are_in_the_page_language_and_exist(site):
     for page in ZH_PAGES:
         for lang in ("zh", "en"):
@@ -354,6 +407,26 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
     (tmp_path / "b.en.md").write_text("# b {#b}\n\n{{ figure blend-rows }}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="b.md: the en page places figures"):
         numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
+
+
+def test_numbering_refuses_twins_that_place_the_same_figures_in_another_order(tmp_path):
+    """The numbers are counted from one language's order: twins that place the same figures in a
+    different order would give a figure one number in zh and its place in en another."""
+    from figures.site import numbering
+    from figures.site.markup import MarkupError
+    order = {"zh": ["width-slices", "peak-dip", "blend-rows"], "en": ["peak-dip", "width-slices", "blend-rows"]}
+    for lang, ids in order.items():
+        figures = "\n\n".join(f"{{{{ figure {i} }}}}" for i in ids)
+        (tmp_path / f"a.{lang}.md").write_text(f"# a {lang} {{#a}}\n\n{figures}\n", encoding="utf-8")
+    with pytest.raises(MarkupError) as refused:
+        numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])
+    message = str(refused.value)
+    assert message.startswith("a.md: ") and "same order" in message, message
+    assert str(order["zh"]) in message and str(order["en"]) in message, message  # both orders, named
+    # and in the same order, the same twins are numbered
+    (tmp_path / "a.en.md").write_text((tmp_path / "a.zh.md").read_text(encoding="utf-8"), encoding="utf-8")
+    numbers = numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])
+    assert {i: n.number for i, n in numbers.items()} == {"width-slices": "1.1", "peak-dip": "1.2", "blend-rows": "1.3"}
 
 
 def test_a_page_in_one_language_only_fails_the_build(checkout):

@@ -207,6 +207,104 @@ def test_a_string_that_is_not_a_docstring_counts():
     assert store.code_text(edited) != store.code_text(SOURCE)
 
 
+# Which code decides the weights is derived here, not read from train.CODE: a fresh process in a
+# copy of the checkout runs a few steps of training under sys.setprofile and collects every function
+# of mha_ref that runs; then it edits each of them in the copy (one statement added at the top of its
+# body), and each module they live in (one statement added at its end), and recomputes the digest.
+# Whatever way train.py comes to compute its digest, an edit to code that training runs must change it.
+REACHED_AND_EDITED = r"""
+import ast, json, linecache, sys
+from pathlib import Path
+import mha_ref
+from mha_ref import train
+
+PKG = Path(mha_ref.__file__).resolve().parent
+assert PKG.parent == Path.cwd().resolve(), f"mha_ref imported from {PKG}, not from the copy"
+CONFIG = train.TrainConfig(d_model=8, h=2, train_sentences=40, held_out=4, steps=2, batch=8)
+
+ran = set()  # (file name, first line) of every code object of mha_ref that training runs
+def profile(frame, event, arg):
+    path = Path(frame.f_code.co_filename).resolve()
+    if event == "call" and path.parent == PKG:
+        ran.add((path.name, frame.f_code.co_firstlineno))
+sys.setprofile(profile)
+train.train(CONFIG)
+sys.setprofile(None)
+
+def digest():
+    # nothing the process remembers of the code it read may stand in for the edited file
+    for name, module in list(sys.modules.items()):
+        if name == "mha_ref" or name.startswith("mha_ref."):
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+    linecache.clearcache()
+    return train.code_digest(CONFIG)
+
+def defs(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            yield start, node.end_lineno, node
+
+def edited(text, node):
+    # one statement at the top of the body (after the docstring, if any)
+    lines = text.splitlines(keepends=True)
+    first = node.body[0]
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    at = first.end_lineno if is_doc else first.lineno - 1
+    if first.lineno == node.lineno:
+        return None  # a one-line def: no line of its own to add to
+    return "".join(lines[:at] + [" " * first.col_offset + "_teeth_edit = 0\n"] + lines[at:])
+
+base = digest()
+result = {"defs": {}, "modules": {}}
+for file in sorted({f for f, _ in ran}):
+    path = PKG / file
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    owners = {}  # the innermost def around each code object that ran (a comprehension's, a lambda's)
+    for _, line in sorted(r for r in ran if r[0] == file):
+        around = [(s, n) for s, e, n in defs(tree) if s <= line <= e]
+        if around:
+            start, node = max(around, key=lambda a: a[0])
+            owners[start] = node
+    for start, node in sorted(owners.items()):
+        new = edited(text, node)
+        name = f"{file}:{node.name} (line {start})"
+        if new is None:
+            result["defs"][name] = None
+            continue
+        path.write_text(new, encoding="utf-8")
+        result["defs"][name] = digest() != base
+        path.write_text(text, encoding="utf-8")
+    path.write_text(text + "\n_TEETH_EDIT = 0\n", encoding="utf-8")
+    result["modules"][file] = digest() != base
+    path.write_text(text, encoding="utf-8")
+result["restored"] = digest() == base
+print(json.dumps(result))
+"""
+
+
+def test_an_edit_to_any_code_training_runs_changes_the_digest(checkout):
+    env = dict(os.environ, **{train.CACHE_ENV: "0"})
+    run = subprocess.run([sys.executable, "-c", REACHED_AND_EDITED], cwd=checkout, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    import json
+    result = json.loads(run.stdout)
+    assert result["restored"]
+    defs, modules = result["defs"], result["modules"]
+    assert len(modules) > 1 and "train.py" in modules, modules  # training runs more than train.py
+    assert len(defs) >= len(modules)
+    uncounted = sorted(name for name, changed in defs.items() if not changed)
+    assert not uncounted, f"training runs these functions, yet an edit to them leaves the digest as it was " \
+                          f"(stale weights would be loaded): {uncounted}"
+    uncounted = sorted(name for name, changed in modules.items() if not changed)
+    assert not uncounted, f"a top-level statement added to these modules, which training runs, leaves the digest " \
+                          f"as it was: {uncounted}"
+
+
 def test_code_digest_changes_with_the_configuration():
     digests = {train.code_digest(c) for c in (SMALL, SMALL._replace(seed=3), SMALL._replace(steps=31), train.CONFIG)}
     assert len(digests) == 4
