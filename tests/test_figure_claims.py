@@ -110,7 +110,7 @@ def _it_row_by_hand(ratios) -> np.ndarray:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("word", ["and", "ran"])
 def test_peak_dip_lines_of_and_and_ran_are_the_weights_on_those_words(lang, word):
-    from figures import peak_dip
+    from figures.gallery import peak_dip
     fig = peak_dip.draw(lang)
     plt.close(fig)
     line, = [ln for ln in fig.axes[0].lines if f"“{word}”" in ln.get_label()]  # the legend names its word

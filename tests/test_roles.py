@@ -216,7 +216,7 @@ def test_both_languages_print_the_same_role_numbers():
 
 
 # --- ties between offsets: the nearest is named, then the one before it --------------------------
-# (issue 22: a tie broken to the farthest offset passed every test above)
+# (a tie broken to the farthest offset once passed every test above)
 
 @pytest.mark.parametrize("counts, nearest", [
     ({-1: 2, 3: 2}, -1),  # the nearer of two, whichever comes first

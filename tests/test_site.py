@@ -412,8 +412,8 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
 def test_numbering_refuses_twins_that_place_the_same_figures_in_another_order(tmp_path):
     """The numbers are counted from one language's order: twins that place the same figures in a
     different order would give a figure one number in zh and its place in en another."""
-    from figures.site import numbering
-    from figures.site.markup import MarkupError
+    from figures.publish import numbering
+    from figures.text.constructs import MarkupError
     order = {"zh": ["width-slices", "peak-dip", "blend-rows"], "en": ["peak-dip", "width-slices", "blend-rows"]}
     for lang, ids in order.items():
         figures = "\n\n".join(f"{{{{ figure {i} }}}}" for i in ids)

@@ -207,7 +207,7 @@ def test_a_string_that_is_not_a_docstring_counts():
     assert store.code_text(edited) != store.code_text(SOURCE)
 
 
-# Which code decides the weights is derived here, not read from train.CODE: a fresh process in a
+# Which code decides the weights is derived here, not from train.py's own reach: a fresh process in a
 # copy of the checkout runs a few steps of training under sys.setprofile and collects every function
 # of mha_ref that runs; then it edits each of them in the copy (one statement added at the top of its
 # body), and each module they live in (one statement added at its end), and recomputes the digest.
@@ -216,7 +216,7 @@ REACHED_AND_EDITED = r"""
 import ast, json, linecache, sys
 from pathlib import Path
 import mha_ref
-from mha_ref import train
+from mha_ref.tiny import train
 
 PKG = Path(mha_ref.__file__).resolve().parent
 assert PKG.parent == Path.cwd().resolve(), f"mha_ref imported from {PKG}, not from the copy"
@@ -225,8 +225,8 @@ CONFIG = train.TrainConfig(d_model=8, h=2, train_sentences=40, held_out=4, steps
 ran = set()  # (file name, first line) of every code object of mha_ref that training runs
 def profile(frame, event, arg):
     path = Path(frame.f_code.co_filename).resolve()
-    if event == "call" and path.parent == PKG:
-        ran.add((path.name, frame.f_code.co_firstlineno))
+    if event == "call" and PKG in path.parents:
+        ran.add((path.relative_to(PKG).as_posix(), frame.f_code.co_firstlineno))
 sys.setprofile(profile)
 train.train(CONFIG)
 sys.setprofile(None)
@@ -295,7 +295,7 @@ def test_an_edit_to_any_code_training_runs_changes_the_digest(checkout):
     result = json.loads(run.stdout)
     assert result["restored"]
     defs, modules = result["defs"], result["modules"]
-    assert len(modules) > 1 and "train.py" in modules, modules  # training runs more than train.py
+    assert len(modules) > 1 and "tiny/train.py" in modules, modules  # training runs more than train.py
     assert len(defs) >= len(modules)
     uncounted = sorted(name for name, changed in defs.items() if not changed)
     assert not uncounted, f"training runs these functions, yet an edit to them leaves the digest as it was " \
