@@ -131,8 +131,9 @@ def test_a_backslash_becomes_textbackslash():
     assert cite._tex(r"C:\path") == r"C:\textbackslash{}path"
 
 
-@pytest.mark.xfail(strict=True, raises=PybtexSyntaxError, reason=r"BibTeX counts braces whatever precedes them: \{ alone leaves the "
-                                       "entry unbalanced and pybtex (like bibtex) refuses it")
+@pytest.mark.xfail(strict=True, raises=PybtexSyntaxError,
+                   reason=r"BibTeX counts braces whatever precedes them: \{ alone leaves the entry unbalanced "
+                          "and pybtex (like bibtex) refuses it")
 @pytest.mark.parametrize("title", ["a { b", "a } b"])
 def test_a_lone_brace_still_parses(title):
     c = cite.PageCitation("en", "x", title, "https://x.example/x/", "2020-01-02", ID)
