@@ -1,0 +1,214 @@
+"""The offline copy's switches (figures/site/offline.py) on fake configs, files and a fake npm: no
+build, no network. What the copy rewrites into pages (links to .html files, the search index as a
+script) is Material's offline plugin turned on here, and language.split_search_index
+(test_site_language.py); test_print_offline.py opens a built copy from disk."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+from figures.site import offline
+
+SHIM_JS = b"/* iframe-worker shim */\nself.Worker = function () {};\n"
+
+
+# ---- MHA_OFFLINE --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, on", [(None, False), ("", False), ("0", False), ("1", True)])
+def test_only_mha_offline_1_asks_for_the_offline_copy(monkeypatch, value, on):
+    if value is None:
+        monkeypatch.delenv("MHA_OFFLINE", raising=False)
+    else:
+        monkeypatch.setenv("MHA_OFFLINE", value)
+    assert offline.wanted() is on
+
+
+@pytest.mark.parametrize("value", ["yes", "true", " 1", "2", "on"])
+def test_any_other_value_is_refused_by_name(monkeypatch, value):
+    monkeypatch.setenv("MHA_OFFLINE", value)
+    with pytest.raises(PluginError) as e:
+        offline.wanted()
+    assert str(e.value) == f"MHA_OFFLINE={value!r}: set it to 1 for the offline copy, or to 0 or nothing"
+
+
+# ---- the config: Material's offline plugin on, pages as files, our shim -----------------------------
+
+class FakePlugins(dict):
+    _current_plugin = None  # what File.generated reads
+
+
+def fake_config(tmp_path, plugin_name="material/offline"):
+    plugins = FakePlugins()
+    if plugin_name:
+        plugins[plugin_name] = SimpleNamespace(config=SimpleNamespace(enabled=False))
+    return SimpleNamespace(plugins=plugins, use_directory_urls=True, extra={}, site_dir=str(tmp_path / "site"))
+
+
+@pytest.mark.parametrize("plugin_name", ["material/offline", "offline"])
+def test_offline_turns_the_plugin_on_pages_into_files_and_names_the_shim(monkeypatch, tmp_path, plugin_name):
+    monkeypatch.setenv("MHA_OFFLINE", "1")
+    config = fake_config(tmp_path, plugin_name)
+    offline.configure(config)
+    assert config.plugins[plugin_name].config.enabled is True
+    assert config.use_directory_urls is False  # one-head-blends.html, not one-head-blends/
+    assert config.extra == {"polyfills": ["assets/vendor/iframe-worker-shim.js"]}
+
+
+def test_the_normal_build_leaves_the_config_alone(monkeypatch, tmp_path):
+    monkeypatch.setenv("MHA_OFFLINE", "0")
+    config = fake_config(tmp_path)
+    offline.configure(config)
+    assert config.plugins["material/offline"].config.enabled is False
+    assert config.use_directory_urls is True and config.extra == {}
+
+
+def test_offline_without_the_plugin_in_mkdocs_yml_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("MHA_OFFLINE", "1")
+    with pytest.raises(PluginError, match="MHA_OFFLINE=1, but mkdocs.yml lists no `offline` plugin"):
+        offline.configure(fake_config(tmp_path, plugin_name=None))
+
+
+def test_the_shim_is_a_site_file_in_the_offline_build_only(monkeypatch, tmp_path):
+    shim = tmp_path / "kept" / "index.js"
+    shim.parent.mkdir()
+    shim.write_bytes(SHIM_JS)
+    monkeypatch.setattr(offline, "shim_source", lambda: shim)
+    config = fake_config(tmp_path)
+    config.use_directory_urls = False
+
+    monkeypatch.setenv("MHA_OFFLINE", "0")
+    assert [f.src_uri for f in offline.add_shim(Files([]), config)] == []
+
+    monkeypatch.setenv("MHA_OFFLINE", "1")
+    files = offline.add_shim(Files([]), config)
+    (f,) = list(files)
+    assert f.src_uri == f.dest_uri == f.url == "assets/vendor/iframe-worker-shim.js"
+    assert f.abs_src_path == str(shim)
+    assert f.abs_dest_path == str(tmp_path / "site" / "assets" / "vendor" / "iframe-worker-shim.js")
+    # a second call (or a shim the docs already hold) adds no second copy
+    assert len(offline.add_shim(files, config)) == 1
+
+
+def test_a_shim_in_the_docs_is_kept_and_nothing_fetched(monkeypatch, tmp_path):
+    monkeypatch.setenv("MHA_OFFLINE", "1")
+    monkeypatch.setattr(offline, "shim_source", lambda: pytest.fail("fetched a shim the docs hold"))
+    config = fake_config(tmp_path)
+    own = File("assets/vendor/iframe-worker-shim.js", str(tmp_path), config.site_dir, False)
+    assert list(offline.add_shim(Files([own]), config)) == [own]
+
+
+# ---- fetching the shim from npm, once ---------------------------------------------------------
+
+def tarball(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+class FakeNpm:
+    """`npm pack SPEC --pack-destination DIR`: writes name-version.tgz into DIR (or fails)."""
+
+    def __init__(self, members=None, returncode=0, stderr=""):
+        self.members, self.returncode, self.stderr, self.calls = members, returncode, stderr, []
+
+    def run(self, args, **kwargs):
+        self.calls.append(args)
+        assert kwargs.get("timeout") and kwargs.get("capture_output")
+        npm, pack, spec, flag, dest = args
+        assert (pack, flag) == ("pack", "--pack-destination")
+        if self.members is not None:
+            name, version = spec.rsplit("@", 1)
+            (Path(dest) / f"{name}-{version}.tgz").write_bytes(tarball(self.members))
+        return subprocess.CompletedProcess(args, self.returncode, "", self.stderr)
+
+
+@pytest.fixture
+def npm(monkeypatch):
+    """A fake npm on the PATH; the test sets what it packs."""
+    fake = FakeNpm()
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: "/fake/bin/npm" if name == "npm" else None))
+    monkeypatch.setattr(offline, "subprocess", SimpleNamespace(run=fake.run))
+    return fake
+
+
+def test_the_file_is_fetched_once_with_npm_pack_and_kept(npm, tmp_path):
+    npm.members = {"package/shim/index.js": SHIM_JS, "package/package.json": b"{}"}
+    cache = tmp_path / "npm"
+    kept = offline.npm_file("iframe-worker@1.0.4", "shim/index.js", cache)
+    assert kept == cache / "iframe-worker-1.0.4" / "shim" / "index.js"
+    assert kept.read_bytes() == SHIM_JS
+    assert npm.calls == [["/fake/bin/npm", "pack", "iframe-worker@1.0.4", "--pack-destination", str(cache)]]
+    assert not list(cache.rglob("*.part"))  # written aside, then moved into place
+    assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", cache) == kept
+    assert len(npm.calls) == 1  # the second time from the cache: no npm, no network
+
+
+def test_a_kept_file_needs_no_npm(monkeypatch, tmp_path):
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: None))
+    kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(SHIM_JS)
+    assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path) == kept
+
+
+def test_without_npm_the_error_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: None))
+    with pytest.raises(offline.NpmError) as e:
+        offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path / "npm")
+    assert str(e.value) == ("needs npm once, to fetch iframe-worker@1.0.4 from the npm registry: "
+                            "install npm (apt-get install npm)")
+    assert not (tmp_path / "npm").exists()
+
+
+def test_a_failed_npm_pack_is_named_with_the_end_of_its_error(npm, tmp_path):
+    npm.returncode, npm.stderr = 1, "x" * 1000 + "npm ERR! 404 Not Found - GET https://registry.npmjs.org/nope\n"
+    with pytest.raises(offline.NpmError) as e:
+        offline.npm_file("nope@1.0.0", "a.js", tmp_path)
+    message = str(e.value)
+    assert message.startswith("`npm pack nope@1.0.0` failed: ")
+    assert message.endswith("npm ERR! 404 Not Found - GET https://registry.npmjs.org/nope")
+    assert len(message) == len("`npm pack nope@1.0.0` failed: ") + 500  # the last 500 characters
+
+
+def test_an_empty_member_is_refused_and_nothing_kept(npm, tmp_path):
+    npm.members = {"package/shim/index.js": b""}
+    with pytest.raises(offline.NpmError, match=r"iframe-worker-1\.0\.4\.tgz holds no package/shim/index\.js$"):
+        offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    assert not (tmp_path / "iframe-worker-1.0.4").exists()
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError,
+                   reason="tarfile.extractfile raises KeyError for a missing member, never returns None: the "
+                          "NpmError (and shim_source's PluginError) is never raised for it")
+def test_a_package_without_the_member_is_an_npm_error(npm, tmp_path):
+    npm.members = {"package/package.json": b"{}"}
+    with pytest.raises(offline.NpmError, match="holds no package/shim/index.js"):
+        offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+
+
+def test_shim_source_turns_an_npm_error_into_the_builds_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: None))
+    with pytest.raises(PluginError) as e:
+        offline.shim_source(tmp_path)
+    assert str(e.value) == ("MHA_OFFLINE=1 (search from file://): needs npm once, to fetch iframe-worker@1.0.4 "
+                            "from the npm registry: install npm (apt-get install npm), and build again")
+
+
+def test_shim_source_reads_the_pinned_package_from_its_cache(monkeypatch, tmp_path):
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: pytest.fail("ran npm")))
+    kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(SHIM_JS)
+    assert offline.shim_source(tmp_path) == kept
