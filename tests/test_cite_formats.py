@@ -9,7 +9,7 @@ import pytest
 from pybtex.database import parse_string
 from pybtex.scanner import PybtexSyntaxError
 
-from figures.identity import Identity
+from figures.publish.identity import Identity
 from figures.site import cite
 
 ID = Identity(
@@ -192,8 +192,8 @@ def test_footer_in_both_languages_escapes_the_authors():
 
 
 def test_a_page_is_dated_by_its_own_file_its_figures_and_mha_ref():
-    assert cite.page_sources("one-head-blends.en.md", ["figures.blend_slider", "figures.peak_dip"]) == [
-        "docs/one-head-blends.en.md", "figures/blend_slider.py", "figures/peak_dip.py", "mha_ref"]
+    assert cite.page_sources("one-head-blends.en.md", ["figures.gallery.blend_slider", "figures.gallery.peak_dip"]) == [
+        "docs/one-head-blends.en.md", "figures/gallery/blend_slider.py", "figures/gallery/peak_dip.py", "mha_ref"]
     assert cite.page_sources("index.zh.md", []) == ["docs/index.zh.md", "mha_ref"]
 
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from figures.registry import FigureError
+from figures.engine.registry import FigureError
 from figures.site import cards
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -92,7 +92,7 @@ def test_the_svg_card_is_sized_for_its_rows_with_its_size_first(error):
                                                                              f"0 0 {width} {height}")
     ys = [int(t.get("y")) for t in root.iter(f"{SVG}text")]
     assert ys == [24 + 16 * i for i in range(n)] and max(ys) <= height
-    from figures.export import svg_size  # the page reads a card's size as it reads a frame's
+    from figures.publish.bundles import svg_size  # the page reads a card's size as it reads a frame's
     assert svg_size(cards.svg(error)[:2048]) == (width, height)
 
 

@@ -1,4 +1,4 @@
-"""Downloads stamped with their attribution (figures/export.py) on small hand-made files: SVG, PNG
+"""Downloads stamped with their attribution (figures/publish/stamp.py) on small hand-made files: SVG, PNG
 and PDF stamps, the all-frames zip, the CSV table, and the attribution itself. No figure is drawn
 and nothing is built: test_downloads.py checks the built site's files."""
 
@@ -16,11 +16,12 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from figures import export, registry
-from figures.control import Control
-from figures.identity import Identity
-from figures.render import Frame
-from figures.site.numbering import FigureNumber
+from figures.engine import registry
+from figures.kit.control import Control
+from figures.publish.identity import Identity
+from figures.engine.render import Frame
+from figures.publish.numbering import FigureNumber
+from figures.publish import attribution, bundles, stamp
 
 ID = Identity(
     title={"zh": "多头注意力", "en": "Multi-head attention, explained"},
@@ -36,7 +37,7 @@ ID = Identity(
     content_licence_url="https://creativecommons.org/licenses/by/4.0/",
 )
 
-A = export.Attribution(
+A = attribution.Attribution(
     title="图 1.2 <注意> & “权重” 'q'",
     description="图 1.2（第 2/3 帧：v = 0.5），出自《多头注意力》：https://x.example/repo/one-head-blends/#fig-demo",
     source="https://x.example/repo/one-head-blends/#fig-demo?a=1&b=2",
@@ -50,7 +51,8 @@ A = export.Attribution(
 @pytest.fixture(autouse=True)
 def identity(monkeypatch):
     """The stamps read the authors from IDENTITY: a fixed one, with a Chinese name."""
-    monkeypatch.setattr(export, "IDENTITY", ID)
+    monkeypatch.setattr(stamp, "IDENTITY", ID)
+    monkeypatch.setattr(attribution, "IDENTITY", ID)
 
 
 # ---- SVG --------------------------------------------------------------------------------------
@@ -89,11 +91,11 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 
 
 def test_svg_stamp_exact():
-    assert export.stamp(SVG_IN, "svg", A) == SVG_OUT
+    assert stamp.stamp(SVG_IN, "svg", A) == SVG_OUT
 
 
 def test_svg_title_and_desc_come_first_and_dublin_core_reads_back():
-    root = ET.fromstring(export.stamp(SVG_IN, "svg", A))
+    root = ET.fromstring(stamp.stamp(SVG_IN, "svg", A))
     assert [child.tag for child in root][:3] == [f"{SVG}title", f"{SVG}desc", f"{SVG}metadata"]
     assert root.find(f"{SVG}title").text == A.title  # <&>' survive the escaping
     assert root.find(f"{SVG}desc").text == A.description
@@ -111,7 +113,7 @@ def test_svg_stamp_of_a_real_matplotlib_svg():
     fig.add_subplot().plot([0, 1])
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    root = ET.fromstring(export.stamp(buf.getvalue(), "svg", A))
+    root = ET.fromstring(stamp.stamp(buf.getvalue(), "svg", A))
     assert [child.tag for child in root][:2] == [f"{SVG}title", f"{SVG}desc"]
     assert root.find(f"{SVG}title").text == A.title
     assert root.find(f".//{DC}identifier").text == A.identifier
@@ -123,7 +125,7 @@ def test_svg_stamp_of_a_real_matplotlib_svg():
 ])
 def test_an_svg_without_matplotlibs_metadata_is_refused(data):
     with pytest.raises(ValueError, match=r"^not an SVG written by matplotlib: no <metadata> block to stamp$"):
-        export.stamp(data, "svg", A)
+        stamp.stamp(data, "svg", A)
 
 
 # ---- PNG --------------------------------------------------------------------------------------
@@ -154,7 +156,7 @@ PNG_FIELDS = [("Title", A.title), ("Author", "张三, Ann O'Neil"), ("Descriptio
 
 def test_png_itxt_chunks_right_after_ihdr_with_valid_crcs():
     original = png_in()
-    stamped = export.stamp(original, "png", A)
+    stamped = stamp.stamp(original, "png", A)
     before, after = chunks(original), chunks(stamped)
     assert [k for k, _, _ in after] == [b"IHDR", *[b"iTXt"] * 6, *[k for k, _, _ in before[1:]]]
     assert after[0] == before[0] and after[7:] == before[1:]  # every other chunk as it was
@@ -166,7 +168,7 @@ def test_png_itxt_chunks_right_after_ihdr_with_valid_crcs():
 
 
 def test_png_text_round_trips_through_pillow():
-    stamped = export.stamp(png_in(), "png", A)
+    stamped = stamp.stamp(png_in(), "png", A)
     Image.open(io.BytesIO(stamped)).verify()  # Pillow checks every chunk's CRC
     with Image.open(io.BytesIO(stamped)) as im:
         im.load()
@@ -179,7 +181,7 @@ def test_png_text_round_trips_through_pillow():
 @pytest.mark.parametrize("data", [b"", b"GIF89a" + b"\0" * 30, b"\x89PNG\r\n\x1a\n" + b"\0\0\0\x04gAMA\0\0\0\0"])
 def test_a_file_that_is_not_a_png_is_refused(data):
     with pytest.raises(ValueError, match=r"^not a PNG: no IHDR chunk to stamp after$"):
-        export.stamp(data, "png", A)
+        stamp.stamp(data, "png", A)
 
 
 # ---- PDF --------------------------------------------------------------------------------------
@@ -207,7 +209,7 @@ def pdf_trailers(data: bytes) -> list[bytes]:
 @pytest.mark.parametrize("final_newline", [True, False])
 def test_pdf_stamp_is_an_incremental_update_that_pypdf_reads(final_newline):
     original = pdf_in(final_newline)
-    stamped = export.stamp(original, "pdf", A)
+    stamped = stamp.stamp(original, "pdf", A)
     assert stamped.startswith(original)  # the drawing's bytes untouched
     update = stamped[len(original):]
     assert update.startswith(b"\n5 0 obj\n<< /Title <FEFF" if not final_newline else b"5 0 obj\n<< /Title <FEFF")
@@ -229,7 +231,7 @@ def test_pdf_stamp_is_an_incremental_update_that_pypdf_reads(final_newline):
 
 def test_pdf_text_is_utf16_hex_so_any_character_round_trips():
     tricky = A._replace(title="a (b) \\ c ) 注意 𝑥 \u00e9", description="")
-    stamped = export.stamp(pdf_in(), "pdf", tricky)
+    stamped = stamp.stamp(pdf_in(), "pdf", tricky)
     hexed = "a (b) \\ c ) 注意 𝑥 \u00e9".encode("utf-16-be").hex().upper().encode()
     assert b"/Title <FEFF" + hexed + b">" in stamped
     info = PdfReader(io.BytesIO(stamped), strict=True).metadata
@@ -242,7 +244,7 @@ def test_pdf_stamp_of_a_real_matplotlib_pdf():
     fig.add_subplot().plot([0, 1])
     buf = io.BytesIO()
     fig.savefig(buf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None})
-    info = PdfReader(io.BytesIO(export.stamp(buf.getvalue(), "pdf", A)), strict=True).metadata
+    info = PdfReader(io.BytesIO(stamp.stamp(buf.getvalue(), "pdf", A)), strict=True).metadata
     assert info.title == A.title and info["/Identifier"] == A.identifier
 
 
@@ -254,14 +256,14 @@ def test_pdf_stamp_of_a_real_matplotlib_pdf():
 ])
 def test_a_file_that_is_not_matplotlibs_pdf_is_refused(data):
     with pytest.raises(ValueError, match=r"^not a PDF written by matplotlib: no trailer to stamp after$"):
-        export.stamp(data, "pdf", A)
+        stamp.stamp(data, "pdf", A)
 
 
 @pytest.mark.xfail(strict=True, raises=TypeError,
                    reason="a trailer without /Root (or /Size) fails as 'NoneType' object is not subscriptable")
 def test_a_trailer_without_root_is_refused_by_name():
     with pytest.raises(ValueError):
-        export.stamp(pdf_in().replace(b"/Root 1 0 R ", b""), "pdf", A)
+        stamp.stamp(pdf_in().replace(b"/Root 1 0 R ", b""), "pdf", A)
 
 
 # ---- the all-frames zip -----------------------------------------------------------------------
@@ -282,7 +284,7 @@ def local_headers(data: bytes) -> list[tuple[str, int, int, int]]:
 
 
 def test_zip_holds_the_attribution_then_each_frame_in_order():
-    data = export.zip_frames("demo", "svg", FRAMES, A)
+    data = bundles.zip_frames("demo", "svg", FRAMES, A)
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         assert z.namelist() == ["ATTRIBUTION.txt", "demo/v-0.00.svg", "demo/v-0.50.svg", "demo/v-1.00.svg"]
         assert z.read("ATTRIBUTION.txt") == (A.title + "\n" + A.description + "\n").encode("utf-8")
@@ -294,18 +296,18 @@ def test_zip_holds_the_attribution_then_each_frame_in_order():
 
 
 def test_zip_timestamps_are_fixed_in_the_bytes_and_two_zips_are_identical():
-    first = export.zip_frames("demo", "svg", FRAMES, A)
+    first = bundles.zip_frames("demo", "svg", FRAMES, A)
     # DOS date of 1980-01-01: (1980 - 1980) << 9 | 1 << 5 | 1; time 00:00:00 is 0
     assert {(t, d) for _, _, t, d in local_headers(first)} == {(0, 0x21)}
-    assert export.zip_frames("demo", "svg", FRAMES, A) == first
-    assert export.zip_frames("demo", "svg", list(FRAMES), A._replace()) == first
+    assert bundles.zip_frames("demo", "svg", FRAMES, A) == first
+    assert bundles.zip_frames("demo", "svg", list(FRAMES), A._replace()) == first
 
 
 @pytest.mark.parametrize("fmt, frames_method", [("svg", zipfile.ZIP_DEFLATED), ("png", zipfile.ZIP_STORED),
                                                 ("pdf", zipfile.ZIP_STORED)])
 def test_zip_deflates_text_and_stores_what_is_compressed_already(fmt, frames_method):
     files = [(f, d) for f, d in FRAMES]
-    headers = local_headers(export.zip_frames("demo", fmt, files, A))
+    headers = local_headers(bundles.zip_frames("demo", fmt, files, A))
     assert headers[0][:2] == ("ATTRIBUTION.txt", zipfile.ZIP_DEFLATED)
     assert [(name, method) for name, method, _, _ in headers[1:]] == [
         (f"demo/{f.slug}.{fmt}", frames_method) for f, _ in FRAMES]
@@ -319,9 +321,9 @@ def figure_with_data(monkeypatch):
     fake = SimpleNamespace()
     real_get = registry.get
     monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "csv-demo" else real_get(fig_id))
-    export.data_table.cache_clear()
+    bundles.data_table.cache_clear()
     yield fake
-    export.data_table.cache_clear()
+    bundles.data_table.cache_clear()
 
 
 def test_csv_has_a_bom_crlf_and_quotes_only_where_needed(figure_with_data):
@@ -329,7 +331,7 @@ def test_csv_has_a_bom_crlf_and_quotes_only_where_needed(figure_with_data):
         ["词元 token", "weight, %", 'say "hi"'],
         [["它", "0.50", "two\nlines"], ["x", "", 1], ["plain", 0.25, "a;b"]],
     )
-    assert export.data_csv("csv-demo", "zh") == (
+    assert bundles.data_csv("csv-demo", "zh") == (
         b"\xef\xbb\xbf"
         + '词元 token,"weight, %","say ""hi"""\r\n'.encode()
         + '它,0.50,"two\nlines"\r\n'.encode()
@@ -339,19 +341,19 @@ def test_csv_has_a_bom_crlf_and_quotes_only_where_needed(figure_with_data):
 
 def test_csv_asks_the_figure_in_the_language_asked(figure_with_data):
     figure_with_data.data = lambda lang: (["k"], [[lang]])
-    assert export.data_csv("csv-demo", "en") == b"\xef\xbb\xbfk\r\nen\r\n"
-    assert export.data_csv("csv-demo", "zh") == b"\xef\xbb\xbfk\r\nzh\r\n"
+    assert bundles.data_csv("csv-demo", "en") == b"\xef\xbb\xbfk\r\nen\r\n"
+    assert bundles.data_csv("csv-demo", "zh") == b"\xef\xbb\xbfk\r\nzh\r\n"
 
 
 def test_a_figure_without_data_has_no_csv(figure_with_data):
-    assert export.data_csv("csv-demo", "zh") is None
+    assert bundles.data_csv("csv-demo", "zh") is None
 
 
 @pytest.mark.parametrize("rows", [[], [["a", "b"], ["c"]], [["a", "b", "c"]]])
 def test_a_table_of_the_wrong_shape_is_refused_by_figure(figure_with_data, rows):
     figure_with_data.data = lambda lang: (["h1", "h2"], rows)
-    with pytest.raises(export.DataTableError, match=r"^figure csv-demo: data\(\) must give rows of 2 cells$"):
-        export.data_csv("csv-demo", "zh")
+    with pytest.raises(bundles.DataTableError, match=r"^figure csv-demo: data\(\) must give rows of 2 cells$"):
+        bundles.data_csv("csv-demo", "zh")
 
 
 # ---- the attribution --------------------------------------------------------------------------
@@ -376,8 +378,8 @@ NUMBER = FigureNumber(number="1.2", home="one-head-blends.md", page=1, titles={}
 
 
 def test_attribution_of_a_frame_in_chinese(demo_figure):
-    a = export.attribution(Frame("demo", 0.5, "v-0.50"), "zh", NUMBER)
-    assert a == export.Attribution(
+    a = attribution.attribution(Frame("demo", 0.5, "v-0.50"), "zh", NUMBER)
+    assert a == attribution.Attribution(
         title="图 1.2 it 的一行权重，逐帧看它变化。",
         description=("图 1.2（第 2/3 帧：v = 0.5），出自《多头注意力》：https://x.example/repo/one-head-blends/#fig-demo。"
                      "采用 CC-BY-4.0 许可（https://creativecommons.org/licenses/by/4.0/），署名：张三, Ann O'Neil；"
@@ -391,7 +393,7 @@ def test_attribution_of_a_frame_in_chinese(demo_figure):
 
 
 def test_attribution_of_a_frame_in_english(demo_figure):
-    a = export.attribution(Frame("demo", 1.0, "v-1.00"), "en", NUMBER)
+    a = attribution.attribution(Frame("demo", 1.0, "v-1.00"), "en", NUMBER)
     assert a.title == "Figure 1.2 The row of weights for it; go through the frames to see it change."
     assert a.description == (
         "Figure 1.2 (frame 3 of 3: v = 1.0) of Multi-head attention, explained: "
@@ -402,17 +404,17 @@ def test_attribution_of_a_frame_in_english(demo_figure):
 
 
 def test_attribution_of_the_whole_figure_and_of_an_unplaced_one(demo_figure):
-    whole = export.attribution(Frame("demo", None, None), "en", NUMBER)  # the zip's ATTRIBUTION.txt
+    whole = attribution.attribution(Frame("demo", None, None), "en", NUMBER)  # the zip's ATTRIBUTION.txt
     assert whole.description.startswith("Figure 1.2 of Multi-head attention, explained: ")
     assert whole.identifier == "demo/demo@1.2.0"
-    unplaced = export.attribution(Frame("demo", 0.0, "v-0.00"), "zh", None)
+    unplaced = attribution.attribution(Frame("demo", 0.0, "v-0.00"), "zh", None)
     assert unplaced.title.startswith("图（未编号） it 的一行权重")
     assert unplaced.source == "https://x.example/repo/#fig-demo"
     assert unplaced.description.startswith("图（未编号）（第 1/3 帧：v = 0.0），出自《多头注意力》：https://x.example/repo/#fig-demo。")
 
 
 def test_page_url_puts_the_first_language_at_the_root():
-    assert export.page_url("index.md", "zh") == "https://x.example/repo/"
-    assert export.page_url("index.md", "en") == "https://x.example/repo/en/"
-    assert export.page_url("one-head-blends.md", "zh") == "https://x.example/repo/one-head-blends/"
-    assert export.page_url("one-head-blends.md", "en") == "https://x.example/repo/en/one-head-blends/"
+    assert attribution.page_url("index.md", "zh") == "https://x.example/repo/"
+    assert attribution.page_url("index.md", "en") == "https://x.example/repo/en/"
+    assert attribution.page_url("one-head-blends.md", "zh") == "https://x.example/repo/one-head-blends/"
+    assert attribution.page_url("one-head-blends.md", "en") == "https://x.example/repo/en/one-head-blends/"
