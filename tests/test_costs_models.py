@@ -8,7 +8,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import mha_ref
 from mha_ref.example import toy
 from mha_ref import checks, costs, models, quantities
 from mha_ref.params import MHAParams

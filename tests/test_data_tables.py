@@ -1,4 +1,4 @@
-"""The numbers behind a figure, as a table folded under it (markup.data_html): the numbers mha_ref
+"""The numbers behind a figure, as a table folded under it (figure_block.data_html): the numbers mha_ref
 computes, the same table in both languages, on the page under its figure."""
 
 import csv
@@ -16,7 +16,7 @@ from mha_ref import multi_head_attention_loop
 from mha_ref import costs, models
 from mha_ref.example import toy
 from figures.publish import bundles
-from figures.site import markup
+from figures.site import figure_block
 from figures.text import constructs
 
 WITH_DATA = [i for i in registry.ORDER if hasattr(registry.get(i), "data")]
@@ -154,11 +154,11 @@ def test_a_figure_without_a_table_has_no_csv_and_the_cli_writes_the_others(tmp_p
 
 def test_the_fold_links_its_csv_when_the_file_was_written():
     mod = registry.get("four-heads")
-    html = markup.data_html(mod, "en", "../figures/four-heads.csv")
+    html = figure_block.data_html(mod, "en", "../figures/four-heads.csv")
     fold = BeautifulSoup(html, "html.parser").select_one("details.mha-data")
     assert fold.select_one("a[download]")["href"] == "../figures/four-heads.csv"
     assert "CSV" in fold.select_one("a[download]").get_text()
-    assert BeautifulSoup(markup.data_html(mod, "en"), "html.parser").select_one("a") is None
+    assert BeautifulSoup(figure_block.data_html(mod, "en"), "html.parser").select_one("a") is None
 
 
 def test_a_data_table_of_the_wrong_shape_is_refused_by_name(monkeypatch):
@@ -167,7 +167,7 @@ def test_a_data_table_of_the_wrong_shape_is_refused_by_name(monkeypatch):
     bundles.data_table.cache_clear()
     try:
         with pytest.raises(constructs.MarkupError, match=r"figure peak-dip: data\(\) must give rows of 2 cells"):
-            markup.data_html(mod, "en")
+            figure_block.data_html(mod, "en")
         with pytest.raises(registry.FigureError, match=r"figure 'peak-dip' \(en, every frame\) failed to give "
                                                         r"its data table: DataTableError"):
             bundles.write_tables(["en"], ["peak-dip"], lambda *a: None)

@@ -20,7 +20,7 @@ from figures.publish.identity import IDENTITY
 from figures.engine.render import frames
 from figures.engine import save, sources
 from figures.publish import attribution, bundles, numbering, provenance
-from figures.site import markup
+from figures.site import figure_block
 
 LANG_DIRS = {"zh": "", "en": "en/"}
 MULTI = "blend-slider"  # a figure with a slider: its frames, its zips
@@ -180,7 +180,7 @@ def test_a_long_source_list_is_folded_under_its_count(site, lang):
         links = prov.select("a")
         assert [a.get_text() for a in links[1:]] == [f.label.removeprefix("mha_ref.") for f in functions]
         fold = prov.select_one("details.mha-provenance-fold")
-        if len(functions) > markup.PROVENANCE_FOLD:
+        if len(functions) > figure_block.PROVENANCE_FOLD:
             folded += 1
             assert fold is not None and not fold.summary.select("a"), fig_id
             assert re.search(rf"\b{len(functions)}\b", fold.summary.get_text()), fold.summary

@@ -22,7 +22,7 @@ from mha_ref import store
 from ..engine import registry
 from ..engine.render import Frame, frames
 from ..engine.save import FORMATS, VARIANTS
-from .attribution import attribution
+from .attribution import Attribution, attribution
 from .stamp import stamp
 
 

@@ -9,7 +9,6 @@ A figure that fails stops `mkdocs build` with one line naming it (the traceback 
 """
 
 import logging
-from pathlib import Path
 
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
@@ -18,7 +17,7 @@ from figures.engine import registry
 from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, render_files
 from figures.kit.words import LANGS
-from figures.publish import bundles, numbering
+from figures.publish import bundles
 from figures.site import cards
 
 log = logging.getLogger("mkdocs.plugins.figures")
@@ -27,7 +26,7 @@ i18n = config.plugins["i18n"]
 lang, cache = i18n.current_language, from_env()
 show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
-numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, i18n.all_languages)
+numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
 
 
 def write(lang: str, path: str, data: bytes) -> None:

@@ -22,8 +22,6 @@ from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[2]
 OUR_PACKAGES = ("mha_ref", "figures")
-# figure id -> numbering.FigureNumber, set at the start of each build for its pages to read
-_figure_numbers: dict = {}
 # True under `mkdocs serve` (on_startup): a failed figure is shown as an error card, not fatal
 _serving = False
 log = logging.getLogger("mkdocs.plugins.figures")
@@ -82,8 +80,7 @@ def on_pre_build(config):
         numbers = numbering.figure_numbers(Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages)
     except numbering.MarkupError as e:
         raise PluginError(str(e)) from e
-    _figure_numbers.clear()
-    _figure_numbers.update(numbers)
+    config["figure_numbers"] = numbers  # figure id -> FigureNumber: the gen-files script and every page read it
 
 
 @event_priority(-200)  # after static-i18n's own on_files (-100)
@@ -124,7 +121,7 @@ def on_page_markdown(markdown, page, config, files):
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
         page_url = importlib.import_module("figures.publish.attribution").page_url(nav_entry, _lang(config))
-        text, _ = markup.expand(markdown, _lang(config), url, where, _figure_numbers, nav_entry, _serving, page_url,
+        text, _ = markup.expand(markdown, _lang(config), url, where, config["figure_numbers"], nav_entry, _serving, page_url,
                                 size)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e

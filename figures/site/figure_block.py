@@ -1,0 +1,252 @@
+"""A figure on a page, as HTML: its frames in every look (wide and narrow, light and dark), the
+slider's labels, its number and caption, the data table folded under it, its downloads and the
+code it comes from. This is the only place that knows how a figure becomes HTML."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from collections.abc import Callable
+
+
+from ..engine import registry, save
+from ..engine.render import FigureError, frames
+from ..kit.words import FIGURE_LABEL
+from ..publish import bundles, provenance
+from ..publish.attribution import caption
+from ..text.constructs import MarkupError, expand_media, first_sentence, plain
+from . import cards
+
+
+WORDS = {
+    "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+           "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
+           "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
+           "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
+           "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
+    "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+           "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
+           "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
+           "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
+           "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
+}
+
+
+def opening_frame(fig_id: str, start: str | None, where: str) -> int:
+    """The frame the page opens on: the control's own start, or the page's start=VALUE."""
+    control = registry.get(fig_id).CONTROL
+    if control is None:
+        if start is not None:
+            raise MarkupError(f"{where}: figure {fig_id!r} has no control, so no start frame")
+        return 0
+    values = list(control.values)
+    if start is None:
+        return values.index(control.start)
+    for i, v in enumerate(values):
+        if start in (str(v), control.slug(v)):
+            return i
+    raise MarkupError(f"{where}: figure {fig_id!r} has no frame {start!r}; "
+                      f"its frames: {[control.slug(v) for v in values]}")
+
+
+def _number_markup(fig_id: str, lang: str, number: str, home=None, page: str | None = None) -> str:
+    """The figure's number, a link to its anchor; on a page that only reuses the figure (`home`, a
+    numbering.FigureNumber, names another page) the link goes back to the page that explains it."""
+    label = FIGURE_LABEL[lang].format(number)
+    if home is None or home.home == page:
+        return f'<a class="mha-fig-num" href="#fig-{fig_id}">{label}</a>'
+    # a Markdown link, so that MkDocs resolves the .md path to the page in this language
+    href = posixpath.relpath(home.home, posixpath.dirname(page or "") or ".") + f"#fig-{fig_id}"
+    note = WORDS[lang]["explained_front"] if home.page == 0 else \
+        WORDS[lang]["explained"].format(page=home.page, title=home.titles[lang])
+    return f"[{label}]({href}){{: .mha-fig-num }}{note}"
+
+
+def _print_label(control, lang: str, label: str) -> str:
+    """Above a frame, in print only (where no slider names it): the control and its value."""
+    if not control:
+        return ""
+    text = WORDS[lang]["frame"].format(control=control.label(lang), value=label)
+    return f'<p class="mha-frame-label mha-print-only">{html.escape(text)}</p>'
+
+
+def _frame_caption(text: str, repeats_label: bool) -> str:
+    """Under a frame: its readout, or its value (which print already shows in the label above)."""
+    if not text:
+        return ""
+    screen = " mha-screen-only" if repeats_label else ""
+    return f'<p class="mha-frame-caption{screen}">{html.escape(text)}</p>'
+
+
+FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order offered: vector first
+
+
+def _link(url: Callable[[str], str], path: str) -> str | None:
+    """url(path), or None when the file was not written (under mkdocs serve, a frame that failed
+    to draw has only its SVG error card; with MHA_DOWNLOADS=0 there are no downloads)."""
+    try:
+        return url(path)
+    except Exception:
+        return None
+
+
+def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, figure_url: str | None) -> str:
+    """The download row: the shown frame in each format (the slider script follows the frame),
+    every frame as one zip per format, and a link that copies the figure's full URL."""
+    words = WORDS[lang]
+    one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" download>{FORMAT_LABELS[fmt]}</a>'
+           for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
+    every = [f'<a href="{href}" download>{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
+             for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
+             and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
+    parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
+    parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
+    if figure_url:
+        parts.append(f'<a class="mha-copy-link" href="{html.escape(figure_url)}" data-label-copied="{words["copied"]}">'
+                     f'{words["copy"]}</a>')
+    sep = ' <span class="mha-dl-sep">|</span> '
+    return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
+
+
+PROVENANCE_FOLD = 12  # more mha_ref functions than this are folded under a count
+
+
+def provenance_html(fig_id: str, lang: str) -> str:
+    """Links to the code the figure is drawn from, at this version: its module, then the mha_ref
+    functions. A long list (a trained figure reaches the whole training code) is folded under its
+    count, so that it does not stand as a wall of links between the figure and the text; the fold's
+    summary holds no link (a control inside a control)."""
+    words = WORDS[lang]
+    own, *functions = provenance.provenance(fig_id)
+    link = lambda s, text: f'<a href="{html.escape(s.url)}"><code>{html.escape(text)}</code></a>'  # noqa: E731
+    semicolon, comma = ("；", "、") if lang == "zh" else ("; ", ", ")
+    body = f'{words["drawn_by"]} {link(own, own.label)}'
+    names = comma.join(link(s, s.label.removeprefix("mha_ref.")) for s in functions)
+    if len(functions) > PROVENANCE_FOLD:
+        count = f"{len(functions)} 个函数" if lang == "zh" else f"{len(functions)} functions"
+        return (f'<div class="mha-provenance" data-search-exclude><p>{words["provenance"]}{body}</p>'
+                f'<details class="mha-provenance-fold"><summary>{words["numbers_from"]} {count}</summary>'
+                f'<p>{names}</p></details></div>')
+    if functions:
+        body += f'{semicolon}{words["numbers_from"]} ' + names
+    return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
+
+
+def _size_attrs(size: Callable[[str], tuple[int, int] | None] | None, path: str) -> str:
+    """ width="…" height="…" of an image in CSS px, so the browser reserves its box before it loads."""
+    wh = size(path) if size else None
+    return f' width="{wh[0]}" height="{wh[1]}"' if wh else ""
+
+
+# Below this viewport width a page shows a figure's narrow variant (style.narrow): the column is
+# then too narrow for the wide drawing's text to stay 11 px (it does from 544 px, a 576 px viewport).
+NARROW_MEDIA = "(max-width: 36em)"
+
+
+def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = False, narrow_only: str = "") -> str:
+    """A frame's images: <picture class="mha-light"> and <picture class="mha-dark"> (the stylesheet
+    shows the one of Material's scheme), each the wide drawing or, at NARROW_MEDIA (and for media
+    `narrow_only`, e.g. print), the narrow one. `hidden`: a frame the slider hides, whose files
+    come as data-src/data-srcset, fetched when the reader steps near it (mha-figures.js). A variant
+    that was not written (a failed frame's error card has only its SVG) is left out."""
+    attr = "data-src" if hidden else "src"
+    media = ", ".join(m for m in (narrow_only, NARROW_MEDIA) if m)
+    out = []
+    for look, suffix in (("light", ""), ("dark", "dark.")):
+        wide = frame.path(f"{suffix}svg")
+        href = _link(url, wide)
+        if href is None:
+            continue
+        thin = frame.path(f"narrow.{suffix}svg")
+        thin_href = _link(url, thin)
+        source = (f'<source media="{media}" {attr}set="{thin_href}"{_size_attrs(size, thin)}>'
+                  if thin_href else "")
+        out.append(f'<picture class="mha-{look}">{source}<img {attr}="{href}" alt="{html.escape(alt)}"'
+                   f'{_size_attrs(size, wide)} loading="lazy"></picture>')
+    return "".join(out)
+
+
+def data_html(mod, lang: str, csv_href: str | None = None) -> str:
+    """The numbers a figure draws, every frame's, as a table folded under it: a way in for a
+    screen reader, and numbers a lecturer can copy. Only for a figure module with data(lang),
+    which gives (column heads, rows of cell texts); computed by mha_ref like the drawing. With
+    `csv_href`, the fold ends in a link to the same table as a CSV file (bundles.data_csv)."""
+    if getattr(mod, "data", None) is None:
+        return ""
+    fig_id = mod.__name__.rsplit(".", 1)[1].replace("_", "-")
+    try:
+        head, rows = bundles.data_table(fig_id, lang)
+    except bundles.DataTableError as e:
+        raise MarkupError(str(e)) from e
+    cell = html.escape
+    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download>{WORDS[lang]["csv"]}</a></p>\n'
+            if csv_href else "")
+    # a bare <table>: Material's script wraps it to scroll sideways, as it does the page's own tables
+    return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n<table>\n<thead><tr>'
+            + "".join(f'<th scope="col">{cell(h)}</th>' for h in head) + "</tr></thead>\n<tbody>\n"
+            + "\n".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
+            + "\n</tbody></table>\n" + link + "</details>\n")
+
+
+def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
+                where: str = "", home=None, page: str | None = None, show_failures: bool = False,
+                page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
+    """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link and
+    `size` gives its image's width and height in CSS px (None: unknown); `home` and `page` as in
+    `_number_markup`. A figure that fails to import raises FigureError, or
+    with `show_failures` (mkdocs serve) is an error card in its place."""
+    try:
+        mod = registry.get(fig_id)
+    except KeyError as e:
+        raise MarkupError(f"{where}: {e.args[0]}") from None
+    except FigureError as e:
+        if not show_failures:
+            raise
+        return cards.figure_html(e.at(lang))
+    words = WORDS[lang]
+    control = mod.CONTROL
+    cap = caption(fig_id, lang, where)
+    alt_text = first_sentence(plain(cap))  # short: the caption under it says the rest, in numbers
+    cap = expand_media(cap)
+    readout = getattr(mod, "readout", None)
+    start_index = opening_frame(fig_id, start, where)
+    parts = []
+    for i, frame in enumerate(frames(fig_id)):
+        label = control.value_label(frame.value, lang) if control else ""
+        text = readout(lang, frame.value) if (readout and control) else label
+        alt = alt_text + (f" ({label})" if label else "")
+        files = "".join(f' data-{fmt}="{href}"' for fmt in save.FORMATS
+                        if (href := _link(url, frame.path(fmt))) is not None)
+        current = " is-current" if control and i == start_index else ""
+        svg = url(frame.path("svg"))
+        img = pictures(frame, alt, url, size, hidden=bool(control) and not current,
+                       narrow_only="print" if control else "")
+        if control:  # no script, no slider: the frames as small multiples, each its narrow drawing
+            small = frame.path("narrow.svg") if _link(url, frame.path("narrow.svg")) else frame.path("svg")
+            img += (f'<noscript><img src="{url(small)}" alt="{html.escape(alt)}"'
+                    f'{_size_attrs(size, small)} loading="lazy"></noscript>')
+        parts.append(
+            f'<div class="mha-frame{current}" data-index="{i}" data-value="{html.escape(label)}"{files}>'
+            + _print_label(control, lang, label)
+            + f'<a href="{svg}">{img}</a>'
+            + _frame_caption(text, repeats_label=text == label)
+            + "</div>"
+        )
+    number_markup = _number_markup(fig_id, lang, str(number), home, page)
+    attrs = ""
+    if control:
+        attrs = (f' data-start="{start_index}" data-label-control="{html.escape(control.label(lang))}"'
+                 f' data-label-prev="{words["prev"]}" data-label-next="{words["next"]}"')
+    # md_in_html: the caption is Markdown in the page, so its math and links are handled like
+    # the page's own (MkDocs rewrites .md links); the frames are plain HTML.
+    return (
+        f'<figure class="mha-figure" id="fig-{fig_id}" data-figure="{fig_id}" markdown="block">\n'
+        # the slider's row, kept empty until mha-figures.js fills it: its room is held from the start
+        + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
+        + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
+        f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
+        + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
+        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
+        + provenance_html(fig_id, lang) + "\n"
+        '</figure>'
+    )
