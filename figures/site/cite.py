@@ -13,7 +13,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine import registry
+from ..publish import numbering
 from ..publish.identity import IDENTITY, Identity
+from ..text import constructs
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
@@ -160,3 +163,20 @@ def footer(lang: str, identity: Identity = IDENTITY) -> str:
         content=licence_name(identity.content_licence), content_url=identity.content_licence_url,
         code=licence_name(identity.code_licence), code_url=identity.code_licence_url,
         authors=html.escape(", ".join(identity.authors)), repository=identity.repository)
+
+
+def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str) -> str:
+    """The page's updated line and cite section; its citation meta tags go to page.meta, which
+    overrides/main.html prints."""
+    modules = [registry.module_name(m["id"]) for m in constructs.outside_code(constructs.FIGURE, page_markdown)]
+    title = numbering.TITLE.search(page_markdown)
+    if title is None:
+        raise ValueError(f"{page.file.src_uri}: a page starts with its title, '# Title {{#id}}', which its citation names")
+    try:
+        date = last_changed(root, page_sources(page.file.src_uri, modules), IDENTITY.release_date)
+    except RuntimeError as e:
+        raise ValueError(f"{page.file.src_uri}: {e}") from e
+    citation = PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
+                            url=IDENTITY.site_url + page.url, date=date)
+    page.meta["citation"] = meta(citation)
+    return markdown(citation)

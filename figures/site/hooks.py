@@ -11,9 +11,7 @@ import logging
 import os
 import posixpath
 import re
-import shutil
 import sys
-import traceback
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -125,28 +123,12 @@ def on_page_markdown(markdown, page, config, files):
                                 size)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
-    return text + _cite_this_page(markdown, page, _lang(config), nav_entry)
-
-
-def _cite_this_page(markdown: str, page, lang: str, nav_entry: str) -> str:
-    """The page's updated line and cite section; its citation meta tags go to page.meta, which
-    overrides/main.html prints."""
-    cite = importlib.import_module("figures.site.cite")
-    constructs = importlib.import_module("figures.text.constructs")
-    registry = importlib.import_module("figures.engine.registry")
-    numbering = importlib.import_module("figures.publish.numbering")
-    modules = [registry.module_name(m["id"]) for m in constructs.outside_code(constructs.FIGURE, markdown)]
-    title = numbering.TITLE.search(markdown)
-    if title is None:
-        raise PluginError(f"{page.file.src_uri}: a page starts with its title, '# Title {{#id}}', which its citation names")
     try:
-        date = cite.last_changed(ROOT, cite.page_sources(page.file.src_uri, modules), cite.IDENTITY.release_date)
-    except RuntimeError as e:
-        raise PluginError(f"{page.file.src_uri}: {e}") from e
-    citation = cite.PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
-                                 url=cite.IDENTITY.site_url + page.url, date=date)
-    page.meta["citation"] = cite.meta(citation)
-    return cite.markdown(citation)
+        return text + importlib.import_module("figures.site.cite").page_section(ROOT, markdown, page, _lang(config), nav_entry)
+    except ValueError as e:
+        raise PluginError(str(e)) from e
+
+
 
 
 PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English title, for other languages
@@ -202,13 +184,6 @@ def on_post_build(config):
         importlib.import_module("figures.site.offline").wanted())
 
 
-# mkdocs serve: a broken edit never leaves the server hanging.
-# mkdocs 1.6's serve loop, when a rebuild raises, prints the traceback and never marks a build
-# as finished, so every request waits for ever (livereload's _visible_epoch stays behind
-# _wanted_epoch). A figure that fails is therefore shown as an error card (figures/site/cards.py),
-# and a rebuild that fails anyway (a syntax error in mha_ref, say) is logged with its file and line
-# while the last good site stays served.
-
 def on_startup(command, dirty):
     global _serving
     _serving = command == "serve"
@@ -222,7 +197,8 @@ def _show_figure_failures(config) -> None:
 def on_serve(server, config, builder):
     global _rebuilding
     _rebuilding = True  # from now on the wrapper below reports a failed build
-    server.builder = _keeping_last_good_site(server.builder, Path(config.site_dir))
+    server.builder = importlib.import_module("figures.site.serving").keeping_last_good_site(
+        server.builder, Path(config.site_dir))
     return server
 
 
@@ -234,36 +210,6 @@ def on_build_error(error):
     mkdocs runs before the loop and ends serve on) gets one line with the file and line first."""
     if _rebuilding or isinstance(error, PluginError):  # figure failures already name themselves
         return
-    log.error(f"The build failed{_where(error)}: {type(error).__name__}: {error}"
+    where = importlib.import_module("figures.site.serving").where(error)
+    log.error(f"The build failed{where}: {type(error).__name__}: {error}"
               + (" mkdocs serve needs one good build to start: fix it and start it again." if _serving else ""))
-
-
-def _where(e: BaseException) -> str:
-    try:
-        return importlib.import_module("figures.engine.registry").located(e)
-    except Exception:  # figures/gallery/__init__.py itself may be what is broken
-        return f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
-
-
-def _keeping_last_good_site(build, site_dir: Path):
-    """`build`, run on an empty site folder; if it fails, the last good site is put back and served."""
-    last_good = site_dir.with_name(site_dir.name + "-last-good")
-
-    def rebuild():
-        shutil.rmtree(last_good, ignore_errors=True)
-        site_dir.rename(last_good)
-        site_dir.mkdir()
-        built = False
-        try:
-            build()
-            built = True
-        except Exception as e:
-            log.error(f"The rebuild failed{_where(e)}: {type(e).__name__}: {e}. Still serving the last good site.\n"
-                      + "".join(traceback.format_exception(e)[-12:]))
-        finally:
-            if built:
-                shutil.rmtree(last_good)
-            else:
-                shutil.rmtree(site_dir, ignore_errors=True)
-                last_good.rename(site_dir)
-    return rebuild
