@@ -210,7 +210,7 @@ def test_trained_roles_table_prints_each_heads_usual_offset_counted_by_hand(lang
 
 
 # the syntactic role: our bar of half the relation's queries, and 10 points above what the best fixed
-# offset scores on that relation (mha_ref/trained.py's docstring); written out here, not read from
+# offset scores on that relation (mha_ref/tiny/trained.py's docstring); written out here, not read from
 # the code, so that a rule changed in the code shows up as a failure
 SYNTACTIC_BAR = 0.5
 SYNTAX_MARGIN = 0.10

@@ -4,8 +4,8 @@ As figures/engine/svg_canvas.py does for the SVG: matplotlib measures text sizes
 every save) and parses mathtext into a memory of 50, so every frame measured and parsed its labels
 afresh. Here every PDF renderer shares svg_canvas's remembering mathtext parser (the same "path"
 parser matplotlib's PDF renderer uses) and one memory of text sizes, filled by matplotlib's own
-measuring code, so the bytes are matplotlib's (tests/test_frame_speed.py). Used by style.to_bytes*
-as savefig's backend="module://figures.pdf_canvas"; nothing else in matplotlib is changed.
+measuring code, so the bytes are matplotlib's (tests/test_frame_speed.py). Used by save.to_bytes*
+as savefig's backend="module://figures.engine.pdf_canvas"; nothing else in matplotlib is changed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class RendererPdf(backend_pdf.RendererPdf):
 
     def _get_font_height_metrics(self, prop):
         # matplotlib's hook (text.Text._get_layout); a PDF is drawn at 72 dpi. Matplotlib's PDF
-        # renderer answers only for its 14 core fonts, which style.setup() does not use.
+        # renderer answers only for its 14 core fonts, which kit.style.setup() does not use.
         return line_metrics(prop.copy())
 
     def get_text_width_height_descent(self, s, prop, ismath):

@@ -4,8 +4,8 @@ As figures/engine/svg_canvas.py does for the SVG: Agg measures text sizes per re
 mathtext into a memory of 50, so every frame measured and parsed its labels afresh. Here every Agg
 renderer shares svg_canvas's remembering mathtext parser (the "path" parser Agg itself uses; a
 parse is remembered per dpi) and one memory of text sizes per dpi, filled by Agg's own measuring
-code, so the pixels are Agg's (tests/test_frame_speed.py). Used by style.to_bytes* as savefig's
-backend="module://figures.png_canvas"; nothing else in matplotlib is changed.
+code, so the pixels are Agg's (tests/test_frame_speed.py). Used by save.to_bytes* as savefig's
+backend="module://figures.engine.png_canvas"; nothing else in matplotlib is changed.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def frames(fig_id: str) -> list[Frame]:
 
 
 def render(frame: Frame, lang: str, fmt: str = "svg") -> bytes:
-    if fmt != "svg":  # laid out as for the SVG, like every PDF and PNG (style.to_bytes_each)
+    if fmt != "svg":  # laid out as for the SVG, like every PDF and PNG (save.to_bytes_each)
         return render_set(frame, lang, (fmt,))[0]
     return _drawn(frame, lang, (fmt,), lambda fig, fmts: to_bytes(fig, fmts[0]))
 
@@ -115,7 +115,7 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
     """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core
     (with a tuple of formats, render_set: a tuple of bytes).
 
-    Every frame starts from the same settings (style.setup), so a frame's bytes do not depend on
+    Every frame starts from the same settings (kit.style.setup), so a frame's bytes do not depend on
     which process drew it or what it drew before: the same bytes as drawing them one by one.
     A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place.
     """

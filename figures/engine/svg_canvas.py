@@ -10,8 +10,8 @@ _get_font_height_metrics. The figure cache's key holds matplotlib's version, and
 tests/test_frame_speed.py checks the bytes against matplotlib's own canvas.
 
 Everything remembered depends only on the text and its font properties, given the rcParams that
-style.setup() sets the same way before every frame. style.to_bytes uses this canvas explicitly
-(savefig's backend="module://figures.svg_canvas"); nothing else in matplotlib is changed.
+kit.style.setup() sets the same way before every frame. save.to_bytes uses this canvas explicitly
+(savefig's backend="module://figures.engine.svg_canvas"); nothing else in matplotlib is changed.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ _TEXT_TO_PATH = _RememberingTextToPath()
 
 def remembered_size(sizes: dict, key: tuple, measure):
     """sizes[key], measured once: the PDF and PNG canvases' memory of text sizes. A text's size
-    depends only on its key, given the rcParams style.setup() sets the same before every frame."""
+    depends only on its key, given the rcParams kit.style.setup() sets the same before every frame."""
     if key not in sizes:
         if len(sizes) >= _MEMORY:
             sizes.clear()

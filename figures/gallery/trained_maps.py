@@ -30,7 +30,7 @@ def _heads() -> tuple[int, ...]:
     return tuple(h.head for h in trained.heads())
 
 
-PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
+PREPARE = train.prepare  # training runs beside the pool (figures.engine.render._prepare)
 CONTROL = Control(
     label_zh="训练出的头", label_en="trained head", values=tuple(range(trained.train.CONFIG.h)), start=0,
     slug=lambda h: f"head{h}", value_label=lambda h, lang: pick(lang, f"头 {h}", f"head {h}"),

@@ -20,7 +20,7 @@ SENTENCES = 6
 COLOURS = ("#D55E00", "#009E73", "#0072B2", "#CC79A7")
 MARKERS = (("-", "^", 5), ("--", "s", 7), ("-", "o", 9), (":", "D", 5))
 
-PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
+PREPARE = train.prepare  # training runs beside the pool (figures.engine.render._prepare)
 CONTROL = Control(
     label_zh="留出句子", label_en="held-out sentence", values=tuple(range(SENTENCES)), start=0,
     slug=lambda i: f"s{i}", value_label=lambda i, lang: pick(lang, f"第 {i + 1} 句", f"sentence {i + 1}"),

@@ -14,7 +14,7 @@ from mha_ref.tiny import corpus, train, trained
 from ..kit.style import INK, is_narrow, new_figure
 from ..kit.words import pick
 
-PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
+PREPARE = train.prepare  # training runs beside the pool (figures.engine.render._prepare)
 CONTROL = None
 QUESTION_NAMES = {"previous": ("前一个词", "previous word"), "next": ("后一个词", "next word"),
                   "subject": ("主语", "subject"), "rare": ("稀有词", "rare word")}

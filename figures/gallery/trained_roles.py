@@ -17,7 +17,7 @@ from mha_ref.tiny import train, trained
 from ..kit.style import INK, MUTED, is_narrow, new_figure
 from ..kit.words import offset_text, pick
 
-PREPARE = train.prepare  # training runs beside the pool (figures.render._prepare)
+PREPARE = train.prepare  # training runs beside the pool (figures.engine.render._prepare)
 CONTROL = None
 MEASURES = ("offset", "rare", "antecedent", "nsubj")
 COLOURS = {"offset": "#0072B2", "rare": "#009E73", "antecedent": "#D55E00", "nsubj": "#CC79A7"}

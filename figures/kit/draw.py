@@ -31,7 +31,7 @@ def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool =
 def mark_query(ax, query: int):
     """A shaded column and a box round the query token's label, so the reader sees who is asking.
 
-    A box, not bold: the CJK face ships in one weight only (see style.setup)."""
+    A box, not bold: the CJK face ships in one weight only (see kit/style.py, setup)."""
     labels = ax.get_xticklabels()  # empty on the upper axes of a shared-x stack
     if query < len(labels):
         labels[query].set_bbox(QUERY_BOX)

@@ -138,7 +138,7 @@ def _size_attrs(size: Callable[[str], tuple[int, int] | None] | None, path: str)
     return f' width="{wh[0]}" height="{wh[1]}"' if wh else ""
 
 
-# Below this viewport width a page shows a figure's narrow variant (style.narrow): the column is
+# Below this viewport width a page shows a figure's narrow variant (kit.style.narrow): the column is
 # then too narrow for the wide drawing's text to stay 11 px (it does from 544 px, a 576 px viewport).
 NARROW_MEDIA = "(max-width: 36em)"
 

@@ -162,7 +162,7 @@ def _trained(config: TrainConfig, digest: str, folder: Path | None) -> Trained:
 
 
 def prepare() -> None:
-    """Train now and keep the weights on disk, unless they are there already: what figures.render
+    """Train now and keep the weights on disk, unless they are there already: what figures.engine.render
     runs in a process beside its pool before the trained figures are drawn (a figure's PREPARE).
     With the disk cache off there is nothing to keep, and each process trains for itself."""
     if cache_folder() is not None:
