@@ -1,33 +1,7 @@
-"""A page's constructs, expanded for the page's language at build time (the language itself:
-figures/text/constructs.py):
-
-    {{ figure ID }}            on a line of its own: the figure, its frames, number and caption; the
-                               number is site-wide (figures/publish/numbering.py) and, on a page that
-                               reuses the figure, links back to the page that explains it
-    {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
-    {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
-    {{ value NAME .2f }}       with a Python format spec
-    {{ value NAME .2f up }}    rounded up (or `down`) at the spec's precision, exactly: next to a bound
-                               word ("at most", "不低于", ...) the rounding must keep the bound true
-                               (figures/text/bounds.py); with no bound word next to it, refused
-    {{ gallery }}              on a line of its own: every registered figure, in number order, as a
-                               card: its start frame, number, id, caption, the page that explains
-                               it, its downloads
-    {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
-                               each with the anchor #KEY that pages link to
-    {{ screen "TEXT" print "TEXT" }}  inline: words that only make sense on screen ("drag the slider")
-                               and what print says instead (what the frames show); both are in the
-                               page, CSS shows one (docs/assets/mha-print.css)
-    {{ table NAME }}           on a line of its own: a table of published data from mha_ref.models
-                               (published-models, head-count), with its source linked, or toy-head-roles
-                               (the running example's heads measured as Voita et al. do, mha_ref.roles),
-                               or the reference page's notation, shapes and costs (cheatsheet.py)
-
-Inside fenced code blocks (``` or ~~~) and `code spans` nothing is expanded: that is how a page
-writes a construct, or a literal {{, as it is.
-
-Each construct's HTML is made by a module of its own: figure_block.py (a figure), gallery.py (the
-gallery), tables.py (tables and references); this one finds the constructs in a page, in order.
+"""A page's constructs, expanded for the page's language at build time. What each construct is and
+means is the construct language's (figures/text/constructs.py); this module finds them in a page,
+in order, and hands each to the module that makes its HTML: figure_block.py (a figure), gallery.py
+(the gallery), tables.py (tables and references). Numbers and screen/print words are expanded last.
 """
 
 from __future__ import annotations
