@@ -38,9 +38,11 @@ COMMAND = re.compile(r"\\([a-zA-Z]+)")
 
 
 def _greek(m: re.Match) -> str:
-    """`\\alpha` as α; any other command is left as typed."""
+    """`\\alpha` as α, `\\Delta` as Δ; any other command is left as typed."""
+    case = "CAPITAL" if m[1][0].isupper() else "SMALL"
+    name = m[1].upper().replace("LAMBDA", "LAMDA")  # as Unicode spells it
     try:
-        return unicodedata.lookup(f"GREEK SMALL LETTER {m[1].upper()}")
+        return unicodedata.lookup(f"GREEK {case} LETTER {name}")
     except KeyError:
         return m[0]
 
