@@ -50,9 +50,9 @@ def _greek(m: re.Match) -> str:
 def toc_title(title: str) -> str:
     """A heading's title as the table of contents prints it (plain text: no MathML there): each
     inline formula without its delimiters, `\\(h\\)` as `h`, `\\(d_\\text{model}\\)` as `d_model`,
-    `\\(\\alpha\\)` as `α`."""
+    `\\(\\alpha\\)` as `α`. The title stays HTML (Material prints it as such), so `&lt;` stays escaped."""
     def plain(m: re.Match) -> str:
-        return COMMAND.sub(_greek, TEXT.sub(r"\1", html.unescape(m[1]).strip()))
+        return COMMAND.sub(_greek, TEXT.sub(r"\1", m[1].strip()))
     return INLINE_TEX.sub(plain, title)
 
 
