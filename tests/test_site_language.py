@@ -91,9 +91,6 @@ def test_no_menu_link_is_left_root_absolute(site_url, page_url, href, expected):
     assert out and not any(link.startswith("/") or "://" in link for link in out)
 
 
-@pytest.mark.xfail(strict=True, reason="get_relative_url gives '../..' for the root two levels down; only "
-                                       "'.' and '..' get their folder slash back (latent: static-i18n writes "
-                                       "root-absolute links on the home pages only)")
 def test_the_root_from_two_levels_down_keeps_its_folder_slash():
     out = language.relative_menu_links(menu(("/", "zh")), "en/one-head-blends/", ROOT_SITE)
     assert links(out) == ["../../"]

@@ -189,9 +189,6 @@ def test_an_empty_member_is_refused_and_nothing_kept(npm, tmp_path):
     assert not (tmp_path / "iframe-worker-1.0.4").exists()
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError,
-                   reason="tarfile.extractfile raises KeyError for a missing member, never returns None: the "
-                          "NpmError (and shim_source's PluginError) is never raised for it")
 def test_a_package_without_the_member_is_an_npm_error(npm, tmp_path):
     npm.members = {"package/package.json": b"{}"}
     with pytest.raises(offline.NpmError, match="holds no package/shim/index.js"):

@@ -259,11 +259,16 @@ def test_a_file_that_is_not_matplotlibs_pdf_is_refused(data):
         stamp.stamp(data, "pdf", A)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="a trailer without /Root (or /Size) fails as 'NoneType' object is not subscriptable")
-def test_a_trailer_without_root_is_refused_by_name():
-    with pytest.raises(ValueError):
-        stamp.stamp(pdf_in().replace(b"/Root 1 0 R ", b""), "pdf", A)
+@pytest.mark.parametrize("cut, missing", [(b"/Root 1 0 R ", "/Root"), (b"/Size 5 ", "/Size"),
+                                          (b"/Size 5 /Root 1 0 R ", "/Size and no /Root")])
+def test_a_trailer_without_root_is_refused_by_name(cut, missing):
+    with pytest.raises(ValueError, match=f"^not a PDF written by matplotlib: its trailer has no {missing}$"):
+        stamp.stamp(pdf_in().replace(cut, b""), "pdf", A)
+
+
+def test_an_unknown_format_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"^cannot stamp the format 'eps': known formats are svg, pdf, png$"):
+        stamp.stamp(b"", "eps", A)
 
 
 # ---- the all-frames zip -----------------------------------------------------------------------

@@ -16,7 +16,10 @@ from .identity import IDENTITY
 
 
 def stamp(data: bytes, fmt: str, a: Attribution) -> bytes:
-    return {"svg": _stamp_svg, "pdf": _stamp_pdf, "png": _stamp_png}[fmt](data, a)
+    stampers = {"svg": _stamp_svg, "pdf": _stamp_pdf, "png": _stamp_png}
+    if fmt not in stampers:
+        raise ValueError(f"cannot stamp the format {fmt!r}: known formats are {', '.join(stampers)}")
+    return stampers[fmt](data, a)
 
 
 def _stamp_svg(data: bytes, a: Attribution) -> bytes:
@@ -59,8 +62,11 @@ def _stamp_pdf(data: bytes, a: Attribution) -> bytes:
     m = re.search(rb"trailer\s*<<(.*?)>>\s*startxref\s*(\d+)\s*%%EOF\s*$", data, re.S)
     if not m:
         raise ValueError("not a PDF written by matplotlib: no trailer to stamp after")
-    size = int(re.search(rb"/Size (\d+)", m[1])[1])
-    root = re.search(rb"/Root (\d+ \d+ R)", m[1])[1]
+    size, root = re.search(rb"/Size (\d+)", m[1]), re.search(rb"/Root (\d+ \d+ R)", m[1])
+    missing = [key for key, found in (("/Size", size), ("/Root", root)) if not found]
+    if missing:  # the new trailer must repeat both
+        raise ValueError(f"not a PDF written by matplotlib: its trailer has no {' and no '.join(missing)}")
+    size, root = int(size[1]), root[1]
     info = b"".join(b"/%s %s " % (k, _pdf_text(v)) for k, v in (
         (b"Title", a.title), (b"Author", ", ".join(IDENTITY.authors)), (b"Subject", a.description),
         (b"Keywords", a.keywords), (b"Rights", a.rights), (b"Source", a.source), (b"Identifier", a.identifier)))

@@ -9,6 +9,7 @@ date instead.
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,14 +97,34 @@ def apa7(c: PageCitation) -> str:
             f"(Version {c.identity.version}). {c.site}. {c.url}")
 
 
+TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+       "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+       '"': '{"}'}  # values are in quotes (below)
+# BibTeX counts braces whatever precedes them: a brace without its partner, even as \{, leaves the
+# entry unbalanced, so it is written as a command instead
+LONE_BRACE = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+TEX_SPECIAL = re.compile(r'[\\{}&%$#_~^"]')
+
+
+def _lone_braces(text: str) -> set[int]:
+    """Where the braces of `text` that have no partner are."""
+    opened, lone = [], set()
+    for at, char in enumerate(text):
+        if char == "{":
+            opened.append(at)
+        elif char == "}":
+            if opened:
+                opened.pop()
+            else:
+                lone.add(at)
+    return lone | set(opened)
+
+
 def _tex(text: str) -> str:
-    """Text as a BibTeX field value: TeX's special characters escaped."""
-    for char in "\\{}":  # first, so that the escapes below keep their braces
-        text = text.replace(char, {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}"}[char])
-    for char in "&%$#_":
-        text = text.replace(char, "\\" + char)
-    text = text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
-    return text.replace('"', '{"}')  # values are in quotes (below)
+    """Text as a BibTeX field value: TeX's special characters escaped, in one pass (so that no escape
+    is escaped again), each printing as itself."""
+    lone = _lone_braces(text)
+    return TEX_SPECIAL.sub(lambda m: LONE_BRACE[m[0]] if m.start() in lone else TEX[m[0]], text)
 
 
 def bibtex(c: PageCitation) -> str:

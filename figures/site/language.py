@@ -107,6 +107,7 @@ def relative_menu_links(html: str, page_url: str, site_url: str | None) -> str:
     def relative(m: re.Match) -> str:
         target = m[2][len(root):] if m[2].startswith(root) else m[2].lstrip("/")
         link = get_relative_url(target, page_url)
-        return m[1] + (link + "/" if link in (".", "..") else link) + m[3]
+        # a link made of "." and ".." (the root: "..", "../..") comes without its folder's slash
+        return m[1] + (link + "/" if link.rsplit("/", 1)[-1] in (".", "..") else link) + m[3]
 
     return MENU_LINK.sub(relative, html)

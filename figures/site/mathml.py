@@ -38,9 +38,11 @@ COMMAND = re.compile(r"\\([a-zA-Z]+)")
 
 
 def _greek(m: re.Match) -> str:
-    """`\\alpha` as α; any other command is left as typed."""
+    """`\\alpha` as α, `\\Delta` as Δ; any other command is left as typed."""
+    case = "CAPITAL" if m[1][0].isupper() else "SMALL"
+    name = m[1].upper().replace("LAMBDA", "LAMDA")  # as Unicode spells it
     try:
-        return unicodedata.lookup(f"GREEK SMALL LETTER {m[1].upper()}")
+        return unicodedata.lookup(f"GREEK {case} LETTER {name}")
     except KeyError:
         return m[0]
 
@@ -48,9 +50,9 @@ def _greek(m: re.Match) -> str:
 def toc_title(title: str) -> str:
     """A heading's title as the table of contents prints it (plain text: no MathML there): each
     inline formula without its delimiters, `\\(h\\)` as `h`, `\\(d_\\text{model}\\)` as `d_model`,
-    `\\(\\alpha\\)` as `α`."""
+    `\\(\\alpha\\)` as `α`. The title stays HTML (Material prints it as such), so `&lt;` stays escaped."""
     def plain(m: re.Match) -> str:
-        return COMMAND.sub(_greek, TEXT.sub(r"\1", html.unescape(m[1]).strip()))
+        return COMMAND.sub(_greek, TEXT.sub(r"\1", m[1].strip()))
     return INLINE_TEX.sub(plain, title)
 
 

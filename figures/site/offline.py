@@ -46,7 +46,10 @@ def npm_file(spec: str, member: str, cache: Path = NPM_CACHE) -> Path:
     if run.returncode != 0 or not tarball.exists():
         raise NpmError(f"`npm pack {spec}` failed: {run.stderr.strip()[-500:]}")
     with tarfile.open(tarball) as tar:
-        found = tar.extractfile(f"package/{member}")
+        try:
+            found = tar.extractfile(f"package/{member}")  # None for a folder
+        except KeyError:  # no such member: refused below, as an empty one is
+            found = None
         data = found.read() if found else b""
     if not data:
         raise NpmError(f"{tarball} holds no package/{member}")
