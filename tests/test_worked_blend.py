@@ -8,7 +8,7 @@ import pytest
 from matplotlib.text import Text
 
 from figures.engine import registry
-from figures.kit.draw import decimals
+from figures.kit.readouts import decimals
 from figures.kit.style import narrow
 from mha_ref import mha_trace, multi_head_attention_loop
 from mha_ref.example import one_head, toy

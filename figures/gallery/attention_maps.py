@@ -15,7 +15,7 @@ from matplotlib.colors import ListedColormap, Normalize
 
 from mha_ref.example import toy
 
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure
 from ..kit.words import pick
 

@@ -7,7 +7,8 @@ tokens. At `it` they peak on different tokens: `and` (one back) and `ran` (one a
 from __future__ import annotations
 
 from ..kit.control import query_control
-from ..kit.draw import head_rows, top_keys, weight_table
+from ..kit.draw import head_rows
+from ..kit.readouts import top_keys, weight_table
 
 CONTROL = query_control("it")
 CAPTION_ZH = (

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from mha_ref.example import causal, toy
 
 from ..kit.control import query_control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, QUERY_BOX, new_figure
 from ..kit.words import pick
 

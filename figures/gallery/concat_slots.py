@@ -11,7 +11,7 @@ from matplotlib.patches import Rectangle
 from mha_ref.example import toy
 
 from ..kit.control import Control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import INK, MUTED, SLICE_COLOURS, new_figure
 from ..kit.words import pick, plural
 

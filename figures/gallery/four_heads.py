@@ -9,7 +9,8 @@ from __future__ import annotations
 from mha_ref.example import toy
 
 from ..kit.control import query_control
-from ..kit.draw import head_rows, top_keys, weight_table
+from ..kit.draw import head_rows
+from ..kit.readouts import top_keys, weight_table
 from ..kit.style import HEAD_NAMES
 
 CONTROL = query_control("it")

@@ -10,7 +10,7 @@ from matplotlib.colors import SymLogNorm
 
 from mha_ref.example import toy
 
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import new_figure
 from ..kit.words import pick
 

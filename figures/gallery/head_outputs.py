@@ -10,7 +10,7 @@ import numpy as np
 from mha_ref.example import toy
 
 from ..kit.control import query_control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure
 from ..kit.words import pick
 

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 from mha_ref.example import toy
 
 from ..kit.control import query_control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 

@@ -17,7 +17,7 @@ from matplotlib.patches import Rectangle
 
 from mha_ref.example import one_head, toy
 
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 

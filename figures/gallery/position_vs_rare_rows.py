@@ -7,7 +7,8 @@ peak moves with the query, one step behind; the bottom one stays on `cat`.
 from __future__ import annotations
 
 from ..kit.control import query_control
-from ..kit.draw import head_rows, top_keys, weight_table
+from ..kit.draw import head_rows
+from ..kit.readouts import top_keys, weight_table
 
 CONTROL = query_control("it")
 CAPTION_ZH = (

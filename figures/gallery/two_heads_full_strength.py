@@ -9,7 +9,8 @@ from __future__ import annotations
 from mha_ref.example import toy
 
 from ..kit.control import query_control
-from ..kit.draw import head_rows, weight_table
+from ..kit.draw import head_rows
+from ..kit.readouts import weight_table
 from ..kit.words import pick
 
 CONTROL = query_control("it")

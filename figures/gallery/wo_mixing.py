@@ -12,7 +12,7 @@ import numpy as np
 from mha_ref.example import toy
 
 from ..kit.control import Control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure
 from ..kit.words import pick
 

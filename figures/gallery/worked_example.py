@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from mha_ref.example import one_head, toy
 
 from ..kit.control import Control
-from ..kit.draw import decimals
+from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, QUERY_BOX, is_narrow, new_figure
 from ..kit.words import pick
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from mha_ref.example import toy
 
-from .style import HEAD_COLOURS, HEAD_NAMES, INK, MUTED, QUERY_BOX, new_figure
+from .style import HEAD_COLOURS, INK, MUTED, QUERY_BOX, new_figure
 from .words import pick
 
 
@@ -61,26 +61,3 @@ def head_rows(lang: str, query: int, rows, *, height: float = 3.6, reference=Non
             ax.set_ylabel(pick(lang, "权重", "weight"))
     axes[-1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
     return fig
-
-
-def weight_table(lang: str, heads) -> tuple[list[str], list[list[str]]]:
-    """The numbers behind a figure of weight rows, every frame's: for each query token and head,
-    its weights over the six tokens (the page prints it under the figure, markup.data_html)."""
-    w = toy.trace().weights
-    head = [pick(lang, "查询", "query"), pick(lang, "头", "head"), *toy.TOKENS]
-    rows = [[toy.TOKENS[q], pick(lang, *HEAD_NAMES[h]), *(f"{v:.2f}" for v in w[toy.head_index(h)][q])]
-            for q in range(toy.N) for h in heads]
-    return head, rows
-
-
-def decimals(value: float, digits: int = 2) -> str:
-    """A table cell's number: to `digits` places, as the figure prints it, but never "-0.00"."""
-    return f"{round(float(value), digits) + 0.0:.{digits}f}"
-
-
-def top_keys(lang: str, query: int, heads) -> str:
-    """'query it: position head → and, syntax head → ran' in the page's language."""
-    w = toy.trace().weights
-    picks = [(HEAD_NAMES[h], toy.TOKENS[w[toy.head_index(h)][query].argmax()]) for h in heads]
-    return pick(lang, f"查询 {toy.TOKENS[query]}：" + "，".join(f"{n[0]} → {t}" for n, t in picks),
-                f"query {toy.TOKENS[query]}: " + ", ".join(f"{n[1]} → {t}" for n, t in picks))
