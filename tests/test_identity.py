@@ -230,3 +230,28 @@ def test_the_cite_section_escapes_every_value():
     assert soup.select_one("p.mha-updated").get_text() == f"Updated 2020-01-02 · v{HOSTILE.version}"
     blocks = [pre.get_text() for pre in soup.select("pre")]
     assert len(blocks) == 3 and all("<script>alert(1)</script>" in b for b in blocks)
+
+
+def _sitemap(site_url: str, page) -> ET.Element:
+    """static-i18n's sitemap template (what mkdocs writes as sitemap.xml), for one page."""
+    import mkdocs_static_i18n
+    folder = Path(mkdocs_static_i18n.__file__).parent / "custom_i18n_sitemap"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), extensions=["jinja2.ext.loopcontrols"])
+    file = SimpleNamespace(page=page, url=page.url, alternates={})
+    file.alternates["en"] = file
+    xml = env.get_template("sitemap.xml").render(config=SimpleNamespace(site_url=site_url), i18n_alternates={"en": [file]})
+    return ET.fromstring(xml)
+
+
+def test_a_page_s_sitemap_entry_is_escaped_and_dated_by_its_citation(tmp_path, monkeypatch):
+    config = _identified(monkeypatch, HOSTILE_URL + "/")
+    monkeypatch.setattr(cite, "IDENTITY", identity.IDENTITY)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="one-head-blends.en.md"), url="en/one-head-blends/", meta={},
+                           update_date="2099-12-31", is_link=False)  # mkdocs' default: the build's day
+    cite.page_section(tmp_path, "# One head {#one-head}\n\ntext\n", page, "en", "one-head-blends.md")  # no git here
+    assert page.update_date == page.meta["citation"]["date"].replace("/", "-") == IDENTITY.release_date
+    page.canonical_url = urljoin(config.site_url, page.url)
+    url = _sitemap(config.site_url, page)[0]
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    assert url.find("s:loc", ns).text == page.meta["citation"]["url"] == ENCODED + "/en/one-head-blends/"
+    assert url.find("s:lastmod", ns).text == IDENTITY.release_date

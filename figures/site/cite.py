@@ -1,7 +1,7 @@
 """How a page is cited: its date, its "Cite this page" section, its citation meta tags, the footer.
 
 Everything comes from IDENTITY (pyproject.toml) and git, never from the clock: two builds of the
-same commit print the same dates. A page's date is the commit
+same commit print the same dates, on the pages and in sitemap.xml. A page's date is the commit
 date of the last change to its sources (see `page_sources`); a checkout without git history (a
 source tarball) cites the release date instead. Every value is escaped where it is written here.
 """
@@ -190,4 +190,5 @@ def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str
     citation = PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
                             url=attribute_url(IDENTITY.site_url) + page.url, date=date)  # = the canonical link
     page.meta["citation"] = meta(citation)
+    page.update_date = date  # the sitemap's <lastmod> (and its .gz's time), not the day of the build
     return markdown(citation)
