@@ -324,3 +324,21 @@ def test_without_git_history_the_build_cites_the_release_date(site, checkout):
         assert UPDATED[lang].match(soup.select_one("p.mha-updated").get_text()).group(1) == "2001-02-03"
         assert soup.select_one('meta[name="citation_publication_date"]')["content"] == "2001/02/03"
         assert "2001-02-03" in _cite_blocks(soup)["BibTeX"]
+
+
+def sitemap_dates(site: Path) -> dict[str, str]:
+    """Each page's <lastmod> in the site's sitemap.xml, by its <loc>; the .gz beside it must hold the same."""
+    import gzip
+    import xml.etree.ElementTree as ET
+    data = (site / "sitemap.xml").read_bytes()
+    assert gzip.decompress((site / "sitemap.xml.gz").read_bytes()) == data
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    return {url.find("s:loc", ns).text: url.find("s:lastmod", ns).text for url in ET.fromstring(data).findall("s:url", ns)}
+
+
+def test_the_sitemap_dates_every_page_of_both_languages_as_its_citation_does(site):
+    """Not the day of the build: the same commit gives the same sitemap on any day."""
+    assert sitemap_dates(site) == {
+        IDENTITY.site_url + _path(stem, lang):
+            UPDATED[lang].match(_soup(site, stem, lang).select_one("p.mha-updated").get_text()).group(1)
+        for stem, lang in PAGES}

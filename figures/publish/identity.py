@@ -2,14 +2,21 @@
 
 Pages (citations, footer, meta tags), figure metadata and the figure CLI all read IDENTITY, so a
 new version, host or author is set once ([project] and [tool.mha-explained] in pyproject.toml).
+
+Every value is checked here, where it is read, and a bad one is refused in one line that names the
+value and where it came from. The pages still escape each value where they write it
+(`attribute_url` below, and html.escape), so a value that got past these checks cannot inject markup.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
@@ -33,28 +40,185 @@ class Identity:
         return self.source_link.format(repository=self.repository, version=self.version, path=path, line=line)
 
 
+class IdentityError(ValueError):
+    """A value of pyproject.toml or MHA_SITE_URL refused: the message names the value and its source."""
+
+
 SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
+SOURCE_LINK_FIELDS = ("repository", "version", "path", "line")
+
+
+# ---- the checks ---------------------------------------------------------------------------------
+# A URL is written into HTML attributes, the sitemap, BibTeX and figure metadata: any character
+# that could end an attribute or start a tag, or that no URL may hold unencoded, is refused.
+
+UNSAFE = re.compile(r'[\s"\'<>`\\\x00-\x1f\x7f]')
+CHARACTER_NAMES = {" ": "a space", '"': "a double quote", "'": "a single quote", "<": "an angle bracket",
+                   ">": "an angle bracket", "`": "a backtick", "\\": "a backslash"}
+
+
+def _unsafe(text: str) -> str | None:
+    """What is wrong with the first character of `text` that may not appear in a URL, if any."""
+    bad = UNSAFE.search(text)
+    if bad is None:
+        return None
+    char = bad[0]
+    name = CHARACTER_NAMES.get(char) or ("a control character" if char < " " or char == "\x7f" else "a space")
+    return f"it contains {name} ({char!r}) at position {bad.start()}"
+
+
+def url_problem(value: object, page_base: bool = False) -> str | None:
+    """Why `value` is not an absolute http(s) URL with a host (None when it is). `page_base`: the
+    site's own address, to which page paths are appended, so no query or fragment either."""
+    if not isinstance(value, str):
+        return f"it is {type(value).__name__}, not text"
+    if problem := _unsafe(value):
+        return problem
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not value[len(parts.scheme):].startswith("://"):
+        return "it does not start with http:// or https://"
+    if not parts.hostname:
+        return "it has no host after the scheme"
+    try:
+        parts.port
+    except ValueError:
+        return f"its port ({parts.netloc.rpartition(':')[2]!r}) is not a number from 0 to 65535"
+    if page_base and (parts.query or parts.fragment):
+        return "a site URL has no query (?) or fragment (#): page paths are appended to it"
+    return None
+
+
+def normal_url(value: str) -> str:
+    """A valid URL with its scheme and host in lower case, as every browser reads them."""
+    parts = urlsplit(value)
+    user, at, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=user + at + host.lower()))
+
+
+def percent_encoded(text: str) -> str:
+    """A URL or path with every character that could end an attribute or open a tag (and every other
+    character UNSAFE names) percent-encoded, as a browser's URL parser encodes them: a valid URL comes
+    back unchanged. `&` is left for html.escape, which writing into HTML still needs."""
+    return UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), text)
+
+
+def attribute_url(value: str) -> str:
+    """A URL as a page writes it (see percent_encoded); refused unless http(s), since a
+    `javascript:` link would run script however it is escaped."""
+    if urlsplit(value).scheme.lower() not in ("http", "https"):
+        raise IdentityError(f"{value!r} is not an http(s) URL, so no page links it")
+    return percent_encoded(value)
+
+
+# ---- reading pyproject.toml ---------------------------------------------------------------------
+
+class _Table:
+    """A table of pyproject.toml whose values are checked as they are taken, each refusal naming it."""
+
+    def __init__(self, data: dict, where: str):
+        self.data, self.where = data, where  # "pyproject.toml [project]"
+
+    def source(self, key: str) -> str:
+        return f"{self.where} {key} = {self.data[key]!r}"
+
+    def text(self, key: str) -> str:
+        if key not in self.data:
+            raise IdentityError(f"{self.where} has no {key}")
+        value = self.data[key]
+        if not isinstance(value, str) or not value.strip():
+            raise IdentityError(f"{self.source(key)} is not a valid value: it must be non-empty text")
+        if control := re.search(r"[\x00-\x1f\x7f]", value):
+            raise IdentityError(f"{self.source(key)} is not a valid value: it contains a control character "
+                                f"({control[0]!r})")
+        return value
+
+    def url(self, key: str) -> str:
+        value = self.text(key)
+        if problem := url_problem(value):
+            raise IdentityError(f"{self.source(key)} is not a valid URL: {problem}")
+        return normal_url(value)
+
+    def date(self, key: str) -> str:
+        value = self.text(key)
+        try:
+            valid = re.fullmatch(r"\d{4}-\d\d-\d\d", value) and datetime.date.fromisoformat(value)
+        except ValueError:
+            valid = False
+        if not valid:
+            raise IdentityError(f"{self.source(key)} is not a valid date: it must be a day, YYYY-MM-DD")
+        return value
+
+    def version(self, key: str) -> str:
+        value = self.text(key)
+        if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z.+!_-]*", value):
+            raise IdentityError(f"{self.source(key)} is not a valid version: letters, digits and . + ! _ - only")
+        return value
+
+    def link_pattern(self, key: str, repository: str) -> str:
+        """The source_link format string: every field it names is known, and what it makes is a URL."""
+        value = self.text(key)
+        try:
+            example = value.format(repository=repository, version="0.0.0", path="mha_ref/x.py", line=1)
+        except (KeyError, IndexError, ValueError) as e:
+            raise IdentityError(f"{self.source(key)} is not a valid link pattern: its fields are "
+                                f"{', '.join('{' + f + '}' for f in SOURCE_LINK_FIELDS)} ({type(e).__name__}: {e})") from None
+        if problem := url_problem(example):
+            raise IdentityError(f"{self.source(key)} is not a valid link pattern: it makes {example!r}, and {problem}")
+        return value
+
+
+def _site_url(own: _Table) -> str:
+    """MHA_SITE_URL if set, else pyproject's site_url: checked, ending in "/"."""
+    env = os.environ.get(SITE_URL_ENV)
+    value, source = (env, f"{SITE_URL_ENV}={env!r}") if env else (own.text("site_url"), own.source("site_url"))
+    if problem := url_problem(value, page_base=True):
+        raise IdentityError(f"{source} is not a valid site URL: {problem}")
+    value = normal_url(value)
+    return value if value.endswith("/") else value + "/"
+
+
+def _tables(pyproject: Path) -> tuple[_Table, _Table]:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise IdentityError(f"{pyproject}: not valid TOML: {e}") from None
+    for name in ("project", "tool.mha-explained"):
+        table = data
+        for part in name.split("."):
+            table = table.get(part) if isinstance(table, dict) else None
+        if not isinstance(table, dict):
+            raise IdentityError(f"{pyproject.name} has no [{name}] table, which holds the site's identity")
+    return (_Table(data["project"], f"{pyproject.name} [project]"),
+            _Table(data["tool"]["mha-explained"], f"{pyproject.name} [tool.mha-explained]"))
+
+
+def _authors(project: _Table) -> tuple[str, ...]:
+    authors = project.data.get("authors")
+    if not isinstance(authors, list) or not authors:
+        raise IdentityError(f"{project.where} authors must be a list of {{name = \"...\"}} tables, not {authors!r}")
+    names = []
+    for i, author in enumerate(authors):
+        if not isinstance(author, dict):
+            raise IdentityError(f"{project.where} authors[{i}] = {author!r} is not a {{name = \"...\"}} table")
+        names.append(_Table(author, f"{project.where} authors[{i}]").text("name"))
+    return tuple(names)
 
 
 def load(pyproject: Path = PYPROJECT) -> Identity:
-    data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    project, own = data["project"], data["tool"]["mha-explained"]
-    site_url = os.environ.get(SITE_URL_ENV) or own["site_url"]
-    if not site_url.startswith(("https://", "http://")):
-        raise ValueError(f"{SITE_URL_ENV} or [tool.mha-explained] site_url must be a full http(s) URL, not {site_url!r}")
-    site_url = site_url if site_url.endswith("/") else site_url + "/"
+    project, own = _tables(pyproject)
+    repository = own.url("repository").rstrip("/")
     return Identity(
-        title={"zh": own["title_zh"], "en": own["title_en"]},
-        authors=tuple(a["name"] for a in project["authors"]),
-        version=project["version"],
-        release_date=own["release_date"],
-        site_url=site_url,
-        repository=own["repository"].rstrip("/"),
-        source_link=own["source_link"],
-        code_licence=project["license"],
-        code_licence_url=own["code_licence_url"],
-        content_licence=own["content_licence"],
-        content_licence_url=own["content_licence_url"],
+        title={"zh": own.text("title_zh"), "en": own.text("title_en")},
+        authors=_authors(project),
+        version=project.version("version"),
+        release_date=own.date("release_date"),
+        site_url=_site_url(own),
+        repository=repository,
+        source_link=own.link_pattern("source_link", repository),
+        code_licence=project.text("license"),
+        code_licence_url=own.url("code_licence_url"),
+        content_licence=own.text("content_licence"),
+        content_licence_url=own.url("content_licence_url"),
     )
 
 

@@ -1,9 +1,9 @@
 """How a page is cited: its date, its "Cite this page" section, its citation meta tags, the footer.
 
 Everything comes from IDENTITY (pyproject.toml) and git, never from the clock: two builds of the
-same commit print the same dates. A page's date is the commit date of the last change to its
-sources (see `page_sources`); a checkout without git history (a source tarball) cites the release
-date instead.
+same commit print the same dates, on the pages and in sitemap.xml. A page's date is the commit
+date of the last change to its sources (see `page_sources`); a checkout without git history (a
+source tarball) cites the release date instead. Every value is escaped where it is written here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..engine import registry
 from ..publish import numbering
-from ..publish.identity import IDENTITY, Identity
+from ..publish.identity import IDENTITY, Identity, attribute_url
 from ..text import constructs
 
 ANCHOR = "cite"  # the section's id, the same in every language
@@ -145,17 +145,24 @@ def bibtex(c: PageCitation) -> str:
     return f"@misc{{mha-explained-{c.slug}-{c.lang},\n{body}\n}}"
 
 
+def code_block(lang: str, text: str) -> list[str]:
+    """`text` as a fenced code block whose fence is longer than any run of backticks in it, so that
+    no line of the text (a title or author holding ```) can close it and reach the page as markup."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return [f"{fence}{lang}", text, fence]
+
+
 def markdown(c: PageCitation) -> str:
     """The page's last lines: its updated line, then the cite section, each form in a code block
     (Material's copy button); kept out of the search index, or every page would match its words."""
     t = TEXT[c.lang]
-    updated = t["updated"].format(date=c.date, version=c.identity.version)
+    updated = t["updated"].format(date=html.escape(c.date), version=html.escape(c.identity.version))
     return "\n".join([
         "", "", f"{updated}", "{: .mha-updated }", "",
         f"## {t['heading']} {{#{ANCHOR} data-search-exclude }}", "", t["how"], "",
-        "**GB/T 7714-2015**", "", "```text", gbt7714(c), "```", "",
-        "**APA 7**", "", "```text", apa7(c), "```", "",
-        "**BibTeX**", "", "```bibtex", bibtex(c), "```", "",
+        "**GB/T 7714-2015**", "", *code_block("text", gbt7714(c)), "",
+        "**APA 7**", "", *code_block("text", apa7(c)), "",
+        "**BibTeX**", "", *code_block("bibtex", bibtex(c)), "",
     ])
 
 
@@ -169,7 +176,7 @@ def meta(c: PageCitation) -> dict:
         "date": c.date.replace("-", "/"),  # Google Scholar's YYYY/MM/DD
         "language": c.lang,
         "url": c.url,
-        "licence_url": c.identity.content_licence_url,
+        "licence_url": attribute_url(c.identity.content_licence_url),
     }
 
 
@@ -179,11 +186,14 @@ def licence_name(spdx: str) -> str:
 
 
 def footer(lang: str, identity: Identity = IDENTITY) -> str:
-    """The footer's line (config.copyright, which Material prints unescaped), in the page's language."""
+    """The footer's line (config.copyright, which Material prints unescaped, so every value is
+    escaped here), in the page's language."""
+    def href(url: str) -> str:
+        return html.escape(attribute_url(url))
     return TEXT[lang]["footer"].format(
-        content=licence_name(identity.content_licence), content_url=identity.content_licence_url,
-        code=licence_name(identity.code_licence), code_url=identity.code_licence_url,
-        authors=html.escape(", ".join(identity.authors)), repository=identity.repository)
+        content=html.escape(licence_name(identity.content_licence)), content_url=href(identity.content_licence_url),
+        code=html.escape(licence_name(identity.code_licence)), code_url=href(identity.code_licence_url),
+        authors=html.escape(", ".join(identity.authors)), repository=href(identity.repository))
 
 
 def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str) -> str:
@@ -198,6 +208,7 @@ def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str
     except RuntimeError as e:
         raise ValueError(f"{page.file.src_uri}: {e}") from e
     citation = PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
-                            url=IDENTITY.site_url + page.url, date=date)
+                            url=attribute_url(IDENTITY.site_url) + page.url, date=date)  # = the canonical link
     page.meta["citation"] = meta(citation)
+    page.update_date = date  # the sitemap's <lastmod> (and its .gz's time), not the day of the build
     return markdown(citation)

@@ -47,9 +47,15 @@ def on_config(config):
 
 def _identify(config) -> None:
     """The site's URL and footer come from IDENTITY (pyproject.toml), its one home; mkdocs.yml holds
-    no second copy. `mkdocs serve` sets its own local site_url, which is kept."""
+    no second copy. `mkdocs serve` sets its own local site_url, which is kept. Material and
+    static-i18n print config.site_url unescaped (the canonical link, the language menu, every link
+    of 404.html), so it is set in the form a page writes (identity.attribute_url)."""
+    try:
+        identity = importlib.import_module("figures.publish.identity")
+    except ValueError as e:  # identity.IdentityError: one line naming the value and where it came from
+        raise PluginError(str(e)) from None
     cite = importlib.import_module("figures.site.cite")
-    site_url = cite.IDENTITY.site_url
+    site_url = identity.attribute_url(identity.IDENTITY.site_url)
     if not _serving:
         if config.site_url not in (None, site_url):  # the en build finds the zh build's value
             raise PluginError(f"site_url is set in pyproject.toml ([tool.mha-explained] site_url = "

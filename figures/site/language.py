@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 from mkdocs.utils import get_relative_url
 
+from ..publish.identity import percent_encoded
+
 ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 
 
@@ -37,8 +39,9 @@ NOT_FOUND = "404.html"
 
 
 def site_root(site_url: str | None) -> str:
-    """The site's path on its host, "/" or "/REPO/" under a sub-path."""
-    return urlsplit(site_url or "/").path.rstrip("/") + "/"
+    """The site's path on its host, "/" or "/REPO/" under a sub-path; percent-encoded, as the pages
+    write it into links."""
+    return percent_encoded(urlsplit(site_url or "/").path.rstrip("/") + "/")
 
 
 def homes(site_url: str | None, langs: list[str], default: str) -> dict[str, str]:
@@ -108,6 +111,6 @@ def relative_menu_links(html: str, page_url: str, site_url: str | None) -> str:
         target = m[2][len(root):] if m[2].startswith(root) else m[2].lstrip("/")
         link = get_relative_url(target, page_url)
         # a link made of "." and ".." (the root: "..", "../..") comes without its folder's slash
-        return m[1] + (link + "/" if link.rsplit("/", 1)[-1] in (".", "..") else link) + m[3]
+        return m[1] + percent_encoded(link + "/" if link.rsplit("/", 1)[-1] in (".", "..") else link) + m[3]
 
     return MENU_LINK.sub(relative, html)
