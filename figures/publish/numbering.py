@@ -57,7 +57,8 @@ def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
     first = placed[langs[0]]
     for lang in langs[1:]:
         if placed[lang] != first:
-            here, there = (_first_difference(docs_dir, page, a, found[a], placed[b]) for a, b in ((lang, langs[0]), (langs[0], lang)))
+            here = _first_difference(docs_dir, page, lang, found[lang], first)
+            there = _first_difference(docs_dir, page, langs[0], found[langs[0]], placed[lang])
             raise MarkupError(f"{here}: the {lang} page places figures {placed[lang]}, but its {langs[0]} twin "
                               f"({there}) places {first}; twins place the same figures in the same order")
     return first

@@ -162,7 +162,8 @@ def python_constant(text: str, path: str | Path | None, name: str, file: str, wh
 def _assigned(tree: ast.Module, name: str) -> ast.stmt | None:
     """The statement that assigns `name` at a module's top level, or None."""
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             return node
     return None
