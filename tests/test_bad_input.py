@@ -457,13 +457,13 @@ def test_cli_counts_repeated_ids_and_languages_once(tmp_path, capsys):
 def test_a_value_whose_computation_fails_is_not_called_unknown(monkeypatch):
     monkeypatch.setitem(quantities.QUANTITIES, "broken.key", lambda: {}["missing"])
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
-    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: the value 'broken\.key' failed: KeyError: 'missing'") as e:
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md:1: the value 'broken\.key' failed: KeyError: 'missing'") as e:
         markup.expand("see {{ value broken.key }}", "en", str, "p.en.md")
     assert "unknown" not in str(e.value)
-    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: the value 'broken\.zero' failed: ZeroDivisionError"):
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md:1: the value 'broken\.zero' failed: ZeroDivisionError"):
         markup.expand("see {{ value broken.zero .2f }}", "en", str, "p.en.md")
     # a misspelt name is still the unknown one
-    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md: unknown value 'brokn'"):
+    with pytest.raises(constructs.MarkupError, match=r"p\.en\.md:1: unknown value 'brokn'"):
         markup.expand("see {{ value brokn }}", "en", str, "p.en.md")
 
 

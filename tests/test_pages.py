@@ -114,12 +114,13 @@ def test_a_bound_after_the_number_and_a_range_are_recognised():
 
 def test_a_direction_word_needs_a_bound_word_and_the_build_names_the_page_or_caption(monkeypatch):
     assert constructs.bound_problems("the peak is {{ value diffuse.max_weight .2f up }}.", "p")
-    with pytest.raises(constructs.MarkupError, match=r"what\.zh\.md: “至少” "):
-        markup.expand("权重至少 {{ value diffuse.max_weight .2f }}。", "zh", str, "what.zh.md")
+    with pytest.raises(constructs.MarkupError, match=r"what\.zh\.md:2: “至少” "):
+        markup.expand("# 标题\n权重至少 {{ value diffuse.max_weight .2f }}。", "zh", str, "what.zh.md")
     # a caption goes through the same rule when a page places its figure
     mod = registry.get("four-heads")
     monkeypatch.setattr(mod, "CAPTION_EN", "its largest weight is at most {{ value diffuse.max_weight .2f }}.")
-    with pytest.raises(constructs.MarkupError, match=r"heads\.en\.md: caption of figure 'four-heads' \(en\): “at most”"):
+    with pytest.raises(constructs.MarkupError, match=r"^figures/gallery/four_heads\.py:\d+: caption of figure 'four-heads' "
+                                                     r"\(en\), placed at heads\.en\.md:1: “at most”"):
         markup.expand("{{ figure four-heads }}", "en", lambda path: path, "heads.en.md")
 
 

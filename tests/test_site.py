@@ -405,7 +405,7 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
         "four-heads": ("0.1", "index.md")}  # only the front page places it: page 0
     assert numbers["peak-dip"].titles == {"zh": "a zh", "en": "a en"}
     (tmp_path / "b.en.md").write_text("# b {#b}\n\n{{ figure blend-rows }}\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="b.md: the en page places figures"):
+    with pytest.raises(ValueError, match=r"b\.en\.md:3: the en page places figures"):
         numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
 
 
@@ -421,7 +421,9 @@ def test_numbering_refuses_twins_that_place_the_same_figures_in_another_order(tm
     with pytest.raises(MarkupError) as refused:
         numbering.figure_numbers(tmp_path, ["a.md"], ["zh", "en"])
     message = str(refused.value)
-    assert message.startswith("a.md: ") and "same order" in message, message
+    # each twin named with the line of its first figure out of order
+    assert message.startswith(f"{(tmp_path / 'a.en.md').resolve()}:3: ") and "same order" in message, message
+    assert f"({(tmp_path / 'a.zh.md').resolve()}:3)" in message, message
     assert str(order["zh"]) in message and str(order["en"]) in message, message  # both orders, named
     # and in the same order, the same twins are numbered
     (tmp_path / "a.en.md").write_text((tmp_path / "a.zh.md").read_text(encoding="utf-8"), encoding="utf-8")

@@ -8,12 +8,13 @@ drawn again.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 from ..engine import registry
 from ..engine.render import Frame
 from ..kit.words import FIGURE_LABEL, LANGS
-from ..text.constructs import expand_values, first_sentence, plain
+from ..text.constructs import expand_values, first_sentence, plain, python_constant
 from .identity import IDENTITY
 
 
@@ -43,10 +44,15 @@ def page_url(nav_entry: str, lang: str) -> str:
 
 def caption(fig_id: str, lang: str, where: str = "") -> str:
     """The figure's caption for a language, numbers filled in, as Markdown (screen/print spans
-    expanded: a caption says what the frames show in print, not how to move the slider)."""
+    expanded: a caption says what the frames show in print, not how to move the slider). An error
+    names the line of the figure module the caption is written on, and `where` it is placed."""
     mod = registry.get(fig_id)
-    text = mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
-    return expand_values(text, f"{where + ': ' if where else ''}caption of figure {fig_id!r} ({lang})")
+    name = "CAPTION_ZH" if lang == "zh" else "CAPTION_EN"
+    path = Path(mod.__file__).resolve() if getattr(mod, "__file__", None) else None
+    file = registry.module_name(fig_id) if path is None else \
+        path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
+    what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
+    return expand_values(python_constant(getattr(mod, name), path, name, file, what)).text
 
 
 def _first_sentence(text: str) -> str:

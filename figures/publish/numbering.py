@@ -42,19 +42,36 @@ def nav_pages(nav: list) -> list[str]:
     return pages
 
 
+def _path(docs_dir: Path, page: str, lang: str) -> Path:
+    return (docs_dir / page.removesuffix(".md")).with_suffix(f".{lang}.md")
+
+
 def _source(docs_dir: Path, page: str, lang: str) -> str:
-    return (docs_dir / page.removesuffix(".md")).with_suffix(f".{lang}.md").read_text(encoding="utf-8")
+    return _path(docs_dir, page, lang).read_text(encoding="utf-8")
 
 
 def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
     """The figure ids a page places, in order; its twins in every language must agree."""
-    placed = {lang: [m["id"] for m in outside_code(FIGURE, _source(docs_dir, page, lang))] for lang in langs}
+    found = {lang: outside_code(FIGURE, _source(docs_dir, page, lang)) for lang in langs}
+    placed = {lang: [m["id"] for m in found[lang]] for lang in langs}
     first = placed[langs[0]]
     for lang in langs[1:]:
         if placed[lang] != first:
-            raise MarkupError(f"{page}: the {lang} page places figures {placed[lang]}, the {langs[0]} page "
-                              f"{first}; twins place the same figures in the same order")
+            here = _first_difference(docs_dir, page, lang, found[lang], first)
+            there = _first_difference(docs_dir, page, langs[0], found[langs[0]], placed[lang])
+            raise MarkupError(f"{here}: the {lang} page places figures {placed[lang]}, but its {langs[0]} twin "
+                              f"({there}) places {first}; twins place the same figures in the same order")
     return first
+
+
+def _first_difference(docs_dir: Path, page: str, lang: str, found: list, other: list[str]) -> str:
+    """"docs/a.en.md:14": the twin's file and the line of its first figure that is not `other`'s
+    (its last line, if it places fewer)."""
+    path = _path(docs_dir, page, lang).resolve()
+    text = path.read_text(encoding="utf-8")
+    k = next((k for k, m in enumerate(found) if k >= len(other) or m["id"] != other[k]), len(found))
+    line = text.count("\n", 0, found[k].start() if k < len(found) else len(text.rstrip("\n"))) + 1
+    return f"{path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path}:{line}"
 
 
 def figure_numbers(docs_dir: Path, nav: list, langs: list[str]) -> dict[str, FigureNumber]:

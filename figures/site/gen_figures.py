@@ -19,6 +19,7 @@ from figures.engine.render import FigureError, fill_cache, render_files
 from figures.kit.words import LANGS
 from figures.publish import bundles
 from figures.site import cards
+from figures.text.constructs import MarkupError
 
 log = logging.getLogger("mkdocs.plugins.figures")
 config = mkdocs_gen_files.config
@@ -57,5 +58,7 @@ try:
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
+except MarkupError as e:  # a caption's construct, met while stamping a file: its own line says where
+    raise PluginError(str(e)) from None
 log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "
          + ("no cache" if cache is None else f"the rest from {cache.folder}"))

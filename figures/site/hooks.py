@@ -125,8 +125,9 @@ def on_page_markdown(markdown, page, config, files):
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
         page_url = importlib.import_module("figures.publish.attribution").page_url(nav_entry, _lang(config))
-        text, _ = markup.expand(markdown, _lang(config), url, where, config["figure_numbers"], nav_entry, _serving, page_url,
-                                size)
+        file, first_line = _source_file(page, markdown)
+        text, _ = markup.expand(markdown, _lang(config), url, file, config["figure_numbers"], nav_entry, _serving,
+                                page_url, size, first_line)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
     try:
@@ -135,6 +136,17 @@ def on_page_markdown(markdown, page, config, files):
         raise PluginError(str(e)) from e
 
 
+
+
+def _source_file(page, markdown: str) -> tuple[str, int]:
+    """The page's file as an error names it ("docs/one-head-blends.en.md", from the checkout's
+    root), and the line of that file `markdown` starts on (MkDocs has cut any YAML front matter)."""
+    if page.file.abs_src_path is None:  # a generated page
+        return page.file.src_uri, 1
+    path = Path(page.file.abs_src_path).resolve()
+    raw = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
+    first = raw[:len(raw) - len(markdown)].count("\n") + 1 if raw.endswith(markdown) else 1
+    return (path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)), first
 
 
 PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English title, for other languages

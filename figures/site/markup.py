@@ -2,6 +2,8 @@
 means is the construct language's (figures/text/constructs.py); this module finds them in a page,
 in order, and hands each to the module that makes its HTML: figure_block.py (a figure), gallery.py
 (the gallery), tables.py (tables and references). Numbers and screen/print words are expanded last.
+Inside code (fenced blocks, indented blocks, `code spans`) nothing is expanded. An error names the
+page's file and line; a code fence never closed is one.
 """
 
 from __future__ import annotations
@@ -9,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, MarkupError, expand_media, expand_values,
-                               outside_code, replace_outside_code)
+from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError, expand_media,
+                               expand_values, outside_code, unclosed_fence)
 from .figure_block import figure_html
 from .gallery import gallery_markdown
 from .tables import references_markdown, table_markdown
@@ -18,22 +20,30 @@ from .tables import references_markdown, table_markdown
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
            page: str | None = None, show_failures: bool = False, page_url: str | None = None,
-           size: Callable[[str], tuple[int, int] | None] | None = None) -> tuple[str, list[str]]:
+           size: Callable[[str], tuple[int, int] | None] | None = None, first_line: int = 1) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
+    where: the page's file, as errors name it with the line ("docs/x.en.md:42: ..."), text starting
+    on its line `first_line`.
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
     show_failures, size: as in figure_html. page_url: this page's full URL, for each figure's "copy link".
     """
     placed: list[str] = []
+    source = Located(text, where, first_line=first_line)
+    fence = unclosed_fence(text)
+    if fence is not None:  # Markdown would make the rest of the page code, and the cite section after it
+        opening = text[fence:].partition("\n")[0].strip()
+        raise MarkupError(f"{source.where(fence)}: the code fence {opening!r} opened here is never closed; "
+                          "close it with a line of the same fence")
 
-    def one_figure(m: re.Match) -> str:
+    def one_figure(m: re.Match, at: str) -> str:
         opts = dict(o.split("=", 1) for o in m["opts"].split())
         unknown = set(opts) - {"start"}
         if unknown:
-            raise MarkupError(f"{where}: figure {m['id']!r} has unknown option(s) {sorted(unknown)}")
+            raise MarkupError(f"{at}: figure {m['id']!r} has unknown option(s) {sorted(unknown)}")
         if m["id"] in placed:
-            raise MarkupError(f"{where}: figure {m['id']!r} is placed twice; its anchor must be unique")
+            raise MarkupError(f"{at}: figure {m['id']!r} is placed twice; its anchor must be unique")
         placed.append(m["id"])
         if numbers is None:
             number, home = str(len(placed)), None
@@ -41,19 +51,19 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
             home = numbers[m["id"]]
             number = home.number
         else:
-            raise MarkupError(f"{where}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
-        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), where, home, page, show_failures,
+            raise MarkupError(f"{at}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
+        return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), at, home, page, show_failures,
                                   page_url, size) + "\n"
 
-    text = replace_outside_code(FIGURE, one_figure, text)
-    text = replace_outside_code(GALLERY, lambda m: gallery_markdown(lang, url, numbers or {}, page or "", where, show_failures, size),
-                text)
-    text = replace_outside_code(REFERENCES, lambda m: references_markdown(), text)
-    text = replace_outside_code(TABLE, lambda m: table_markdown(m["name"], lang, where), text)
-    text = expand_media(text)
-    text = expand_values(text, where)
-    leftover = outside_code(LEFTOVER, text)
+    source = source.replace(FIGURE, one_figure)
+    source = source.replace(GALLERY, lambda m, at: gallery_markdown(lang, url, numbers or {}, page or "", at,
+                                                                     show_failures, size))
+    source = source.replace(REFERENCES, lambda m, at: references_markdown())
+    source = source.replace(TABLE, lambda m, at: table_markdown(m["name"], lang, at))
+    source = expand_values(expand_media(source))
+    leftover = outside_code(LEFTOVER, source.text)
     if leftover:  # a typo, or a block construct written inside a paragraph
-        raise MarkupError(f"{where}: unknown or misplaced construct {leftover[0].group(0)!r}; "
-                          "use figure, table, gallery or references on a line of their own, or value")
-    return text, placed
+        raise MarkupError(f"{source.where(leftover[0].start())}: unknown or misplaced construct "
+                          f"{leftover[0].group(0)!r}; use figure, table, gallery or references on a line of "
+                          "their own, or value")
+    return source.text, placed

@@ -22,8 +22,13 @@
                                (the running example's heads measured as Voita et al. do, mha_ref.roles),
                                or the reference page's notation, shapes and costs (figures/site/cheatsheet.py)
 
-Inside fenced code blocks (``` or ~~~) and `code spans` nothing is expanded: that is how a page
-writes a construct, or a literal {{, as it is.
+Inside code nothing is expanded: fenced blocks (``` or ~~~), blocks indented by four spaces (as
+Python-Markdown tells them from the content of a list item, an admonition or a ??? details block,
+which is indented as much) and `code spans`. That is how a page writes a construct, or a literal
+{{, as it is.
+
+An error names the file and line of the construct (Located): a page's line, or for a caption the
+line of its figure module.
 
 This module is the language itself: what each construct looks like, where code begins and ends,
 and the two expansions that need nothing from the site: numbers ({{ value }}, from
@@ -33,8 +38,15 @@ figure or a table becomes HTML is the site's (figures/site/markup.py).
 
 from __future__ import annotations
 
+import ast
+import bisect
+import functools
+import io
+import itertools
 import re
+import tokenize
 from collections.abc import Callable
+from pathlib import Path
 
 from mha_ref import quantities
 
@@ -72,29 +84,209 @@ FENCE = re.compile(r"[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)\1(?!`)")
 
 
+# What Python-Markdown indents its content under, so that an indented block after it is that content
+# and not code: a list item (its ulist and olist processors), an admonition (!!!) or a details block
+# (???, ???+); a block that is a horizontal rule is no list however it starts.
+LIST_ITEM = re.compile(r" {0,3}(?:[*+-]|\d+\.) +")
+CONTAINER = re.compile(r"(?:!!!|\?\?\?\+?) ?[\w-]")
+RULE = re.compile(r" {0,3}([-*_])(?: {0,2}\1){2,} *$")
+INDENT = " " * 4  # Python-Markdown's tab_length
+
+
 class MarkupError(ValueError):
     """A construct names something that does not exist; the message says what and where."""
 
 
-def _code(text: str) -> list[tuple[int, int]]:
-    """Where text is code, as (start, end) offsets: fenced blocks, then code spans between them."""
-    blocks, pos, opened = [], 0, None  # opened: (fence, start) of the block being read
-    for line in text.splitlines(keepends=True):
+class Located:
+    """A text with where it was written: `where(offset)` is "FILE:LINE" (then ": WHAT", if given)
+    for any offset of the text, also after `replace` has made it longer or shorter.
+
+    anchors: (offset, line) pairs in offset order, each saying that the text from that offset on
+    was written on that line; by default every line of the text, counted from `first_line` (a
+    page). An expansion keeps the line of its construct.
+    """
+
+    def __init__(self, text: str, file: str, anchors: list[tuple[int, int]] | None = None, what: str = "",
+                 first_line: int = 1):
+        self.text, self.file, self.what = text, file, what
+        self.anchors = anchors if anchors is not None else \
+            [(m.start(), n) for n, m in enumerate(re.finditer(r"^", text, re.M), first_line)]
+
+    def line(self, offset: int) -> int | None:
+        i = bisect.bisect_right(self.anchors, (offset, float("inf"))) - 1
+        return self.anchors[i][1] if i >= 0 else None
+
+    def where(self, offset: int) -> str:
+        line = self.line(offset)
+        return self.file + (f":{line}" if line is not None else "") + (f": {self.what}" if self.what else "")
+
+    def replace(self, pattern: re.Pattern, replace: Callable[[re.Match, str], str]) -> Located:
+        """pattern.sub outside code, as replace_outside_code; replace(match, where) also gets where
+        the match was written, to name it in an error."""
+        old, out, anchors, pos, length, k = self.anchors, [], [], 0, 0, 0
+        for m in outside_code(pattern, self.text):
+            new = replace(m, self.where(m.start()))
+            while k < len(old) and old[k][0] <= m.start():  # up to the construct: moved
+                anchors.append((old[k][0] - pos + length, old[k][1]))
+                k += 1
+            while k < len(old) and old[k][0] < m.end():  # inside it: gone with it
+                k += 1
+            out += [self.text[pos:m.start()], new]
+            length += m.start() - pos + len(new)
+            last = self.line(m.end())  # a construct over two lines: what follows it is on the second
+            if last != self.line(m.start()) and not (k < len(old) and old[k][0] == m.end()):
+                anchors.append((length, last))
+            pos = m.end()
+        anchors += [(offset - pos + length, line) for offset, line in old[k:]]
+        return Located("".join(out) + self.text[pos:], self.file, anchors, self.what)
+
+
+def python_constant(text: str, path: str | Path | None, name: str, file: str, what: str = "") -> Located:
+    """`text`, the value of the module-level string constant `name` of the Python file at `path`
+    (named `file` in errors), anchored at the line of each string literal it is written as. Text
+    that is not those literals joined (built some other way, or changed since) is anchored at the
+    line of the assignment, or at none if there is no assignment (or no file)."""
+    assignment = _assignment(str(path), name) if path else None
+    if assignment is None:
+        return Located(text, file, [], what)
+    line, literals = assignment
+    if "".join(value for value, _ in literals) != text:
+        return Located(text, file, [(0, line)], what)
+    anchors, offset = [], 0
+    for value, line in literals:
+        anchors += [(offset, line)] + [(offset + m.end(), line + n) for n, m in enumerate(re.finditer("\n", value), 1)]
+        offset += len(value)
+    return Located(text, file, anchors, what)
+
+
+def _assigned(tree: ast.Module, name: str) -> ast.stmt | None:
+    """The statement that assigns `name` at a module's top level, or None."""
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return node
+    return None
+
+
+@functools.cache
+def _assignment(path: str, name: str) -> tuple[int, tuple[tuple[str, int], ...]] | None:
+    """Where a module assigns `name` at its top level: the line, and the string literals whose
+    concatenation it assigns, each with the line it starts on (none if it is not such literals)."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+        node = _assigned(ast.parse(source), name)
+    except (OSError, UnicodeDecodeError, SyntaxError):  # the module came from elsewhere
+        return None
+    if node is None or node.value is None:
+        return None
+    value = node.value
+    start, end = (value.lineno, value.col_offset), (value.end_lineno, value.end_col_offset)
+    literals = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.start >= end:
+            break
+        if token.type == tokenize.STRING and token.start >= start:
+            try:
+                literals.append((ast.literal_eval(token.string), token.start[0]))
+            except ValueError:  # an f-string
+                return node.lineno, ()
+    return node.lineno, tuple(literals) if all(isinstance(v, str) for v, _ in literals) else ()
+
+
+def _lines(text: str) -> list[str]:
+    """text's lines with their ends; only "\\n" ends a line, as in Python-Markdown and in an editor."""
+    return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+
+
+def _fences(lines: list[str]) -> tuple[list[tuple[int, int]], int | None]:
+    """Fenced code blocks as [first, end) line indexes, the fences included; and the index of the
+    line where a fence opened that is never closed (its block runs to the end), or None."""
+    blocks, opened = [], None  # opened: (fence, line index) of the block being read
+    for i, line in enumerate(lines):
         m = FENCE.match(line)
         if opened is None and m:
-            opened = (m[1], pos)
+            opened = (m[1], i)
         elif opened and m and m[1][0] == opened[0][0] and len(m[1]) >= len(opened[0]) and not line[m.end():].strip():
-            blocks.append((opened[1], pos + len(line.rstrip("\r\n"))))
+            blocks.append((opened[1], i + 1))
             opened = None
-        pos += len(line)
-    if opened:  # an unclosed fence runs to the end
-        blocks.append((opened[1], len(text)))
+    if opened:
+        blocks.append((opened[1], len(lines)))
+    return blocks, None if opened is None else opened[1]
+
+
+def _blocks(rows: list[tuple[int, str]], fenced: set[int]) -> list[list[tuple[int, str]]]:
+    """rows (line index, text) cut into Markdown blocks at blank lines; a fenced block's blank lines cut nothing."""
+    blocks, block = [], []
+    for i, line in rows:
+        if line.strip() or i in fenced:
+            block.append((i, line))
+        elif block:
+            blocks.append(block)
+            block = []
+    return blocks + [block] * bool(block)
+
+
+def _dedent(line: str) -> str:
+    line = line.expandtabs(4)
+    return line[len(INDENT):] if line.startswith(INDENT) else line.lstrip(" ")
+
+
+def _opens_container(block: list[tuple[int, str]], fenced: set[int]) -> bool:
+    head = block[0][1].expandtabs(4)
+    return bool(LIST_ITEM.match(head) and not RULE.match(head)) or \
+        any(CONTAINER.match(line) for i, line in block if i not in fenced)
+
+
+def _indented_code(rows: list[tuple[int, str]], fenced: set[int], after: str = "start") -> set[int]:
+    """The line indexes of rows that are indented code blocks, as Python-Markdown decides: a block
+    indented by four spaces (a tab counts four), unless the block before it is a list item, an
+    admonition or a details block (or their content), which it then continues; inside those, the
+    content unindented by four spaces follows the same rule. `after`: what came before the rows,
+    "start", "other" or "container"."""
+    code, content, opener = set(), [], "other"
+    for block in _blocks(rows, fenced) + [[(-1, "end")]]:
+        if block[0][1].expandtabs(4).startswith(INDENT):
+            if after == "container":
+                content += block
+            else:
+                code.update(i for i, _ in block)
+                after = "code"
+            continue
+        if content:  # the container's content, itself a page in small
+            first, last = content[0][0], content[-1][0]
+            inner = [(i, _dedent(line)) for i, line in rows if first <= i <= last]
+            code |= _indented_code(inner, fenced, opener)
+            content = []
+        after = "container" if _opens_container(block, fenced) else "other"
+        # what the container's content continues: the item's own text, or a list nested in it
+        opener = "container" if any(LIST_ITEM.match(_dedent(line)) for _, line in block[1:]) else "other"
+    return code
+
+
+def _code(text: str) -> list[tuple[int, int]]:
+    """Where text is code, as (start, end) offsets: fenced and indented blocks, then code spans between them."""
+    lines = _lines(text)
+    starts = [0, *itertools.accumulate(map(len, lines))]
+    fences, _ = _fences(lines)
+    fenced = {i for a, b in fences for i in range(a, b)}
+    indented = _indented_code(list(enumerate(lines)), fenced)
+    blocks = [(starts[a], starts[b]) for a, b in fences]
+    blocks += [(starts[i], starts[i + 1]) for i in sorted(indented)]
     spans, prose_start = [], 0
-    for start, end in [*blocks, (len(text), len(text))]:
+    for start, end in [*sorted(blocks), (len(text), len(text))]:
         spans += [m.span() for m in CODE_SPAN.finditer(text, prose_start, start)]
         spans.append((start, end))
-        prose_start = end
+        prose_start = max(prose_start, end)
     return spans
+
+
+def unclosed_fence(text: str) -> int | None:
+    """The offset of the line where a code fence opens that is never closed, or None: Markdown
+    would make the rest of the page code, and whatever a build appends to it."""
+    lines = _lines(text)
+    _, opened = _fences(lines)
+    return None if opened is None else sum(map(len, lines[:opened]))
 
 
 def outside_code(pattern: re.Pattern, text: str) -> list[re.Match]:
@@ -105,8 +297,7 @@ def outside_code(pattern: re.Pattern, text: str) -> list[re.Match]:
 
 def replace_outside_code(pattern: re.Pattern, replace: Callable[[re.Match], str], text: str) -> str:
     """pattern.sub, leaving matches inside code as written."""
-    keep = {m.start() for m in pattern.finditer(text)} - {m.start() for m in outside_code(pattern, text)}
-    return pattern.sub(lambda m: m[0] if m.start() in keep else replace(m), text)
+    return Located(text, "").replace(pattern, lambda m, where: replace(m)).text
 
 
 def format_value(v, spec: str | None, direction: str | None = None) -> str:
@@ -127,35 +318,44 @@ def _printed(m: re.Match, where: str) -> tuple[float | int, str]:
         raise MarkupError(f"{where}: {e.args[0]}") from None
     except Exception as e:  # a KeyError here is a bug in the computation, not a misspelt name
         raise MarkupError(f"{where}: the value {m['name']!r} failed: {type(e).__name__}: {e}") from e
-    return v, format_value(v, m["spec"], m["direction"])
+    try:
+        return v, format_value(v, m["spec"], m["direction"])
+    except MarkupError as e:
+        raise MarkupError(f"{where}: value {m['name']!r}: {e}") from None
 
 
-def bound_problems(text: str, where: str) -> list[str]:
-    """Every value construct of `text` that breaks the bound rule (bounds.problem), as messages."""
+def bound_problems(text: str | Located, where: str = "") -> list[str]:
+    """Every value construct of `text` that breaks the bound rule (bounds.problem), as messages;
+    a str is a page written in the file `where`."""
+    text = Located(text, where) if isinstance(text, str) else text
     found = []
-    for m in outside_code(VALUE, text):
-        v, printed = _printed(m, where)
-        bound = bounds.bound_word(text[:m.start()], text[m.end():])
-        message = bounds.problem(bound, m["name"], v, printed, m["direction"], where, m["spec"] or ".2f")
+    for m in outside_code(VALUE, text.text):
+        at = text.where(m.start())
+        v, printed = _printed(m, at)
+        bound = bounds.bound_word(text.text[:m.start()], text.text[m.end():])
+        message = bounds.problem(bound, m["name"], v, printed, m["direction"], at, m["spec"] or ".2f")
         if message:
             found.append(message)
     return found
 
 
-def expand_values(text: str, where: str) -> str:
-    problems = bound_problems(text, where)
+def expand_values(text: Located) -> Located:
+    problems = bound_problems(text)
     if problems:
         raise MarkupError("\n".join(problems))
-    return replace_outside_code(VALUE, lambda m: _printed(m, where)[1], text)
+    return text.replace(VALUE, lambda m, where: _printed(m, where)[1])
 
 
-def expand_media(text: str, only: str | None = None) -> str:
+def expand_media(text: str | Located, only: str | None = None) -> str | Located:
     """Each screen/print construct as two spans, one shown on screen and one in print; with
-    `only` ("screen" or "print"), just that text (an image's alt text has no media)."""
-    def spans(m: re.Match) -> str:
+    `only` ("screen" or "print"), just that text (an image's alt text has no media). A Located
+    text comes back Located."""
+    def spans(m: re.Match, where: str = "") -> str:
         if only:
             return m[only]
         return f'<span class="mha-screen-only">{m["screen"]}</span><span class="mha-print-only">{m["print"]}</span>'
+    if isinstance(text, Located):
+        return text.replace(MEDIA, spans)
     return replace_outside_code(MEDIA, spans, text)
 
 
