@@ -19,12 +19,25 @@ from .params import MHAParams
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """[...] -> [...]; subtracting the max first keeps exp() from overflowing."""
-    x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(float)
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    """[...] -> [...]: exp(x_j) / sum_l exp(x_l) along axis; subtracting the max first keeps exp()
+    from overflowing.
+
+    -inf marks a masked entry: its weight is 0. A row that is -inf throughout (every key masked)
+    gets weights that are all 0, summing to 0 rather than 1: there is no key left to give weight to,
+    and a uniform row would hand weight to keys the mask forbids. attention and multi-head attention
+    follow it: such a query reads nothing (its output is 0) and sends no gradient back. nan and +inf
+    are refused with a ValueError naming the first one found; so are strings and complex numbers
+    (TypeError).
+    """
+    x = checks.softmax_input(x)
+    if x.size == 0:  # no entries, no weights
+        return x.copy()
+    top = np.max(x, axis=axis, keepdims=True)
+    top[top == -np.inf] = 0  # rows of -inf only: exp(-inf - 0) = 0, where -inf - -inf would be nan
+    e = np.exp(x - top)
+    total = np.sum(e, axis=axis, keepdims=True)
+    total[total == 0] = 1  # only those rows (any other holds exp(0) = 1): 0 / 1 = 0
+    return e / total
 
 
 def attention(q, k, v, mask=None, scale=None):
@@ -33,7 +46,8 @@ def attention(q, k, v, mask=None, scale=None):
     q [..., n_q, d_k], k [..., n_k, d_k], v [..., n_k, d_v]
     -> out [..., n_q, d_v], weights [..., n_q, n_k]
 
-    ``mask`` is boolean and broadcastable to [..., n_q, n_k]; True means "may attend".
+    ``mask`` is boolean and broadcastable to [..., n_q, n_k]; True means "may attend". A query whose
+    row of the mask is False throughout gets weights of 0 and an output of 0 (see softmax).
     ``scale`` defaults to 1 / sqrt(d_k): the spread of q.k grows like sqrt(d_k). It must be a finite
     number >= 0: 0 weighs every key the same, a negative scale (keys ranked backwards) is refused.
     Inputs so large that q.k overflows their dtype are refused, not turned into nan.
@@ -56,11 +70,13 @@ def init_params(d_model: int, h: int, *, kv_heads: int | None = None, seed: int 
     checked); with kv_heads < h, W_K and W_V (and their biases) keep the column blocks of the first
     kv_heads heads, and the numbers drawn are the same.
 
+    seed is a whole number >= 0 (the same seed, the same numbers); bias is True or False.
     dtype=np.float32 (or "float32") halves the memory, for running the block at published model widths.
     """
     checks.heads(d_model, h)
     kv_width = checks.kv_heads(h, kv_heads) * (d_model // h)
     dtype = checks.float_dtype(dtype)
+    seed, bias = checks.seed(seed), checks.flag(bias, "bias")
     # the generator draws float32 and float64 directly; other floats are drawn as float64 and cast
     drawn = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
     rng = np.random.default_rng(seed)
@@ -132,6 +148,8 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None =
     """Multi-head attention with every intermediate returned. x [n, d_model] or [batch, n, d_model].
 
     kv_heads (a divisor of h; None means h): grouped-query attention, params as init_params(..., kv_heads=...).
+    Inputs or weights so large that the scores, the values or the output overflow their dtype are
+    refused with a ValueError naming the dtype, not returned as inf or nan.
     """
     x = checks.tokens(x)
     checks.heads(x.shape[-1], h)
@@ -157,6 +175,10 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None =
     concat = merge_heads(heads)
     out = _project(concat, params.w_o, params.b_o)
     # --8<-- [end:core]
+    # Values and outputs that overflowed their dtype (float16 tops out at 65504) are refused, as
+    # overflowing scores are; an overflowing query or key makes the scores overflow.
+    checks.not_overflowed(v, "the value projection", "x @ w_v + b_v")
+    checks.not_overflowed(out, "the output projection", "concat @ w_o + b_o")
     return MHATrace(q, k, v, scores, weights, heads, concat, out)
 
 
@@ -186,8 +208,12 @@ def multi_head_attention_loop(x, params: MHAParams, h: int, *, mask=None, kv_hea
         q = x @ params.w_q[:, cols] + (0 if params.b_q is None else params.b_q[cols])
         k = x @ params.w_k[:, kv_cols] + (0 if params.b_k is None else params.b_k[kv_cols])
         v = x @ params.w_v[:, kv_cols] + (0 if params.b_v is None else params.b_v[kv_cols])
+        for a, name in ((q, "query"), (k, "key"), (v, "value")):  # attention() would only call them non-finite
+            checks.not_overflowed(a, f"the {name} projection", f"x @ w_{name[0]} + b_{name[0]}")
         out_i, w_i = attention(q, k, v, mask=mask)  # scale 1/sqrt(d_k) by default
         outputs.append(out_i)
         weights.append(w_i)
     concat = np.concatenate(outputs, axis=-1)  # [..., n, h * d_k]
-    return _project(concat, params.w_o, params.b_o), np.stack(weights, axis=-3)
+    out = _project(concat, params.w_o, params.b_o)
+    checks.not_overflowed(out, "the output projection", "concat @ w_o + b_o")
+    return out, np.stack(weights, axis=-3)

@@ -50,19 +50,30 @@ def attention_backward(q, k, v, weights, d_out, scale):
     return d_q, d_k, d_v
 
 
-def multi_head_attention_backward(x, params: MHAParams, h: int, d_out, *, mask=None):
-    """Gradients of a loss through multi_head_attention(x, params, h, mask=mask).
+def _sum_groups(d: np.ndarray, kv_heads: int) -> np.ndarray:
+    """[..., h, n, d_k] -> [..., kv_heads, n, d_k]: grouped-query attention hands key/value head g to
+    the h / kv_heads query heads g * group ... (g + 1) * group - 1 (attention._repeat_kv), so its
+    gradient is the sum of theirs."""
+    *lead, h, n, d_k = d.shape
+    return d.reshape(*lead, kv_heads, h // kv_heads, n, d_k).sum(axis=-3)
+
+
+def multi_head_attention_backward(x, params: MHAParams, h: int, d_out, *, mask=None, kv_heads: int | None = None):
+    """Gradients of a loss through multi_head_attention(x, params, h, mask=mask, kv_heads=kv_heads).
 
     x [n, d_model] or [batch, n, d_model]; d_out has the output's shape (x's) and holds
-    d loss / d out. Returns (d_params, d_x): d_params an MHAParams of the gradients of each weight
-    and bias (None for a bias the params do not have), d_x [x's shape].
+    d loss / d out, real and finite. Returns (d_params, d_x): d_params an MHAParams of the gradients
+    of each weight and bias, of the same shapes (W_K, W_V kv_heads * d_k wide with kv_heads; None
+    for a bias the params do not have), d_x [x's shape]. A query whose mask row allows no key
+    passes no gradient back through the attention (its weights are all 0).
     """
     x = checks.tokens(x)
-    d_out = np.asarray(d_out, dtype=np.result_type(x.dtype, np.float32))
-    if d_out.shape != x.shape:
-        raise ValueError(f"d_out must have the output's shape {x.shape}, got {d_out.shape}")
-    # The forward pass again, keeping every intermediate (and checking params, heads and mask).
-    t = mha_trace(x, params, h, mask=mask)
+    checks.heads(x.shape[-1], h)
+    kv = checks.kv_heads(h, kv_heads)
+    params = checks.params(params, x.shape[-1], h=h, kv_heads=kv_heads)
+    d_out = checks.output_gradient(d_out, x.shape, np.result_type(x.dtype, np.float32))
+    # The forward pass again, keeping every intermediate (and checking the mask).
+    t = mha_trace(x, params, h, mask=mask, kv_heads=kv_heads)
     d_k = x.shape[-1] // h
     # out = concat @ W_O + b_O
     d_w_o, d_b_o, d_concat = projection_backward(t.concat, params.w_o, params.b_o, d_out)
@@ -70,6 +81,8 @@ def multi_head_attention_backward(x, params: MHAParams, h: int, d_out, *, mask=N
     d_heads = split_heads(d_concat, h)  # [..., h, n, d_k]
     # heads = softmax(q k^T / sqrt(d_k)) v, every head at once
     d_q, d_kk, d_v = attention_backward(t.q, t.k, t.v, t.weights, d_heads, 1.0 / math.sqrt(d_k))
+    if kv != h:  # t.k and t.v hold each key/value head once per query head that shares it
+        d_kk, d_v = _sum_groups(d_kk, kv), _sum_groups(d_v, kv)
     # q = split(x @ W_Q + b_Q), and likewise k, v; x feeds all three, so d_x adds up
     d_w_q, d_b_q, d_x_q = projection_backward(x, params.w_q, params.b_q, merge_heads(d_q))
     d_w_k, d_b_k, d_x_k = projection_backward(x, params.w_k, params.b_k, merge_heads(d_kk))

@@ -7,7 +7,8 @@ import numpy as np
 from .params import MHAParams
 
 
-def _array(x, name: str) -> np.ndarray:
+def _real(x, name: str) -> np.ndarray:
+    """x as a real floating-point array; strings, complex numbers and ragged lists refused by name."""
     try:
         a = np.asarray(x)
     except Exception as e:  # ragged lists and the like
@@ -16,6 +17,11 @@ def _array(x, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be a real numeric array, got dtype {a.dtype}")
     if not np.issubdtype(a.dtype, np.floating):
         a = a.astype(float)  # floats keep their precision: float32 weights are not copied
+    return a
+
+
+def _array(x, name: str) -> np.ndarray:
+    a = _real(x, name)
     if not _all_finite(a):
         raise ValueError(f"{name} contains non-finite values (nan or inf)")
     return a
@@ -25,6 +31,23 @@ def _all_finite(a: np.ndarray) -> bool:
     """No nan or inf in a, without np.isfinite's boolean copy of it (151 MB for a GPT-3 weight).
     min and max are nan if any element is, and +-inf if one is; a sum would overflow on finite values."""
     return a.size == 0 or bool(np.isfinite(a.min()) and np.isfinite(a.max()))
+
+
+def flag(value, name: str) -> bool:
+    """True or False (numpy's bool too), not merely something truthy: bias='no' would count as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def seed(value) -> int:
+    """A random seed: a whole number >= 0, what numpy's generator takes. None (fresh entropy) is
+    refused too: the same seed must draw the same numbers, build after build."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"seed must be a whole number >= 0, got {value!r}")
+    if value < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {value!r}")
+    return int(value)
 
 
 def heads(d_model: int, h: int) -> None:
@@ -153,11 +176,45 @@ def scale(s) -> float:
 
 def finite_scores(s: np.ndarray) -> np.ndarray:
     """Inputs too large for their dtype overflow q.k to inf, which the softmax turns into nan
-    everywhere; refuse them. min and max see inf and nan without a copy of the scores."""
-    if s.size and not (np.isfinite(s.min()) and np.isfinite(s.max())):
-        raise ValueError(f"the attention scores overflowed {s.dtype.name} (q.k is inf or nan): the inputs are "
+    everywhere; refuse them."""
+    return not_overflowed(s, "the attention scores", "q.k")
+
+
+def not_overflowed(a: np.ndarray, what: str, formula: str) -> np.ndarray:
+    """a, computed from finite inputs, must still be finite: float16 tops out at 65504, so a product
+    of finite numbers can overflow to inf (and inf - inf, 0 * inf to nan). min and max see inf and
+    nan without a copy of a."""
+    if a.size and not (np.isfinite(a.min()) and np.isfinite(a.max())):
+        raise ValueError(f"{what} overflowed {a.dtype.name} ({formula} is inf or nan): the inputs are "
                          f"too large for this dtype; scale them down or use float64")
-    return s
+    return a
+
+
+def softmax_input(x) -> np.ndarray:
+    """softmax's x: real, each entry finite or -inf (a masked entry). nan is refused: it has no
+    weight to give. +inf is refused: the weights would be inf / inf, and a score only becomes +inf
+    by overflowing, which attention refuses upstream (finite_scores)."""
+    a = _real(x, "softmax's x")
+    top = a.max() if a.size else 0.0  # nan if any entry is nan, +inf if any is +inf
+    for bad, found in (("nan", np.isnan), ("+inf", np.isposinf)):
+        if found(top):
+            where = tuple(int(i) for i in np.argwhere(found(a))[0])
+            raise ValueError(f"softmax's x contains {bad} (first at index {where}): each entry must be "
+                             f"finite, or -inf for a masked one")
+    return a
+
+
+def output_gradient(d_out, shape: tuple[int, ...], dtype) -> np.ndarray:
+    """d loss / d out for the backward pass: real, of the output's shape, finite once in dtype
+    (nan or inf would make every gradient nan)."""
+    d_out = _real(d_out, "d_out")
+    if d_out.shape != shape:
+        raise ValueError(f"d_out must have the output's shape {shape}, got {d_out.shape}")
+    with np.errstate(over="ignore"):  # a value too large for dtype becomes inf, refused just below
+        d_out = d_out.astype(dtype, copy=False)
+    if not _all_finite(d_out):
+        raise ValueError(f"d_out contains non-finite values (nan or inf) in {d_out.dtype.name}")
+    return d_out
 
 
 def float_dtype(dtype) -> np.dtype:
@@ -172,18 +229,18 @@ def float_dtype(dtype) -> np.dtype:
 
 
 def mask(m, shape: tuple[int, ...]) -> np.ndarray:
-    """Boolean, broadcastable to the scores' shape, and no query row left with no key."""
-    m = np.asarray(m)
+    """Boolean and broadcastable to the scores' shape. A query row with no key allowed is accepted:
+    its weights are all 0 (see attention.softmax), so it reads nothing."""
+    try:
+        m = np.asarray(m)
+    except ValueError as e:  # ragged nested lists
+        raise TypeError(f"mask must be a boolean array (True = may attend) with rows of one length: {e}") from None
     if m.dtype != bool:
         raise TypeError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
     try:
         m = np.broadcast_to(m, shape)
     except ValueError:
         raise ValueError(f"mask of shape {m.shape} does not broadcast to the scores' shape {shape}") from None
-    empty = ~m.any(axis=-1)
-    if empty.any():
-        rows = sorted({int(i) for i in np.argwhere(empty)[:, -1]})
-        raise ValueError(f"the mask allows no key for query row(s) {rows}: softmax would be undefined")
     return m
 
 

@@ -22,7 +22,7 @@ def head_param_count(d_model: int, h: int, *, bias: bool = True) -> int:
     """One head's blocks of W_Q, W_K, W_V (d_model x d_k each) and of their biases."""
     checks.heads(d_model, h)
     d_k = d_model // h
-    return 3 * (d_model * d_k + (d_k if bias else 0))
+    return 3 * (d_model * d_k + (d_k if checks.flag(bias, "bias") else 0))
 
 
 def param_count(d_model: int, h: int, *, bias: bool = True, kv_heads: int | None = None) -> int:
@@ -40,7 +40,7 @@ def kv_param_count(d_model: int, h: int, kv_heads: int | None = None, *, bias: b
     values between query heads shrinks. kv_heads=None (= h): 2 d_model^2 (+ 2 d_model), whatever h is."""
     checks.heads(d_model, h)
     width = checks.kv_heads(h, kv_heads) * (d_model // h)  # kv_heads * d_k columns
-    return 2 * (d_model * width + (width if bias else 0))
+    return 2 * (d_model * width + (width if checks.flag(bias, "bias") else 0))
 
 
 def kv_cache_per_token(d_model: int, h: int, kv_heads: int | None = None, *, layers: int = 1) -> int:

@@ -14,7 +14,8 @@ import numpy as np
 class MHAParams(NamedTuple):
     """The four matrices of one block, and their biases (or None). All four are d_model x d_model,
     except that with kv_heads key/value heads (grouped-query attention) W_K and W_V only have
-    kv_heads * d_k columns."""
+    kv_heads * d_k columns. multi_head_attention_backward returns the gradients as one of these too,
+    each of its parameter's shape."""
 
     w_q: np.ndarray  # [d_model, d_model]
     w_k: np.ndarray  # [d_model, kv_heads * d_k]

@@ -108,6 +108,66 @@ def test_softmax_matches_hand_computation():
     np.testing.assert_allclose(s, [1 / 6, 2 / 6, 3 / 6], rtol=1e-12)
 
 
+def test_softmax_gives_a_row_of_minus_inf_weights_of_zero():
+    x = np.array([[-np.inf, -np.inf, -np.inf],  # every entry masked: no weight to give
+                  [0.0, -np.inf, math.log(3.0)],  # some masked: the rest share the weight
+                  [-np.inf, 2.0, -np.inf]])
+    s = softmax(x)
+    assert not np.isnan(s).any()
+    np.testing.assert_array_equal(s[0], [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(s[1], [0.25, 0.0, 0.75], rtol=1e-12)
+    np.testing.assert_array_equal(s[2], [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(s.sum(axis=-1), [0.0, 1.0, 1.0])
+    # along the other axis: column 0 is -inf but for one entry, and no column is -inf throughout
+    np.testing.assert_array_equal(softmax(x, axis=0)[:, 0], [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(softmax(np.full((2, 4), -np.inf, dtype=np.float32), axis=0),
+                                  np.zeros((2, 4), dtype=np.float32))
+    assert softmax(np.full(3, -np.inf, dtype=np.float32)).dtype == np.float32
+
+
+def test_softmax_of_rows_with_a_finite_entry_is_unchanged_by_the_rule_for_minus_inf_rows():
+    # the same numbers, bit for bit, as the plain formula: the published values cannot move
+    x = np.random.default_rng(2).normal(0, 4, size=(5, 7))
+    x[1, 3] = x[4, :6] = -np.inf
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    np.testing.assert_array_equal(softmax(x), e / e.sum(axis=-1, keepdims=True))
+
+
+def test_softmax_of_nothing_is_nothing():
+    assert softmax(np.zeros((3, 0))).shape == (3, 0)
+    assert softmax(np.zeros((0, 4))).shape == (0, 4)
+
+
+def test_attention_query_with_no_key_reads_nothing():
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    mask = random_mask(rng, (5, 5))
+    mask[2] = False
+    out, w = attention(q, k, v, mask=mask)
+    np.testing.assert_array_equal(w[2], np.zeros(5))
+    np.testing.assert_array_equal(out[2], np.zeros(2))
+    # the other queries are as if the empty row were not there
+    keep = [0, 1, 3, 4]
+    out_rest, w_rest = attention(q[keep], k, v, mask=mask[keep])
+    np.testing.assert_array_equal(out[keep], out_rest)
+    np.testing.assert_array_equal(w[keep], w_rest)
+
+
+@pytest.mark.parametrize("block", [multi_head_attention, multi_head_attention_loop], ids=["batched", "loop"])
+def test_multi_head_query_with_no_key_outputs_the_output_bias(block):
+    p = init_params(8, 2, seed=4)
+    x = np.random.default_rng(4).normal(size=(2, 4, 8))
+    mask = np.tril(np.ones((2, 4, 4), dtype=bool))
+    mask[1, 3] = False  # sentence 1's last token may read nothing
+    out, w = block(x, p, 2, mask=mask)
+    assert not np.isnan(out).any()
+    np.testing.assert_array_equal(w[1, :, 3], np.zeros((2, 4)))
+    np.testing.assert_allclose(out[1, 3], p.b_o, rtol=0, atol=1e-15)  # every head's output 0, then W_O, b_O
+    full_out, full_w = block(x, p, 2, mask=np.tril(np.ones((2, 4, 4), dtype=bool)))
+    np.testing.assert_array_equal(out[0], full_out[0])  # the other rows do not notice
+    np.testing.assert_array_equal(out[1, :3], full_out[1, :3])
+
+
 # --------------------------------------------------------------------------------------------
 # scaled dot-product attention, small cases worked by hand
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 
 from figures.__main__ import main as figures_cli
 
+import mha_ref
 from mha_ref import costs, quantities
 from mha_ref.example import one_head, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
@@ -162,23 +163,18 @@ def test_mask_not_boolean(block, p8, x8):
         attention(q, q, q, mask=np.tril(np.ones((4, 4), dtype=int)))
 
 
+# A mask row with no key is not refused: such a query reads nothing (tests/test_attention.py).
+
+RAGGED_MASK = [[True] * 4, [True] * 3, [True] * 4, [True] * 4]
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
-def test_mask_row_with_no_key(block, p8, x8):
-    mask = np.tril(np.ones((4, 4), dtype=bool))
-    mask[2] = False
-    with pytest.raises(ValueError, match=r"the mask allows no key for query row\(s\) \[2\]"):
-        block(x8, p8, 2, mask=mask)
-    mask[0] = False
-    with pytest.raises(ValueError, match=r"query row\(s\) \[0, 2\]"):
-        attention(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), mask=mask)
-
-
-def test_batched_mask_row_with_no_key(p8):
-    x = np.ones((2, 4, 8))
-    mask = np.ones((2, 4, 4), dtype=bool)
-    mask[1, 3] = False
-    with pytest.raises(ValueError, match=r"query row\(s\) \[3\]"):
-        multi_head_attention(x, p8, 2, mask=mask)
+def test_ragged_mask_is_refused_by_name(block, p8, x8):
+    message = r"mask must be a boolean array \(True = may attend\) with rows of one length: .*inhomogeneous"
+    with pytest.raises(TypeError, match=message):
+        block(x8, p8, 2, mask=RAGGED_MASK)
+    with pytest.raises(TypeError, match=message):
+        attention(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), mask=RAGGED_MASK)
 
 
 # --- attention's own checks -------------------------------------------------------------------
@@ -278,6 +274,38 @@ def test_attention_scores_that_overflow_are_refused_not_nan():
         attention(q, q, q)
 
 
+def _overflowing_projection(name):
+    """float16 params whose one matrix is 3e4 times larger, and the x (entries of 50) that makes
+    that projection overflow (50 * 3e4 > 65504, float16's largest) but not the same block without
+    the factor."""
+    p = init_params(8, 2, seed=0, dtype=np.float16)
+    x = np.full((4, 8), 50, dtype=np.float16)
+    assert np.isfinite(multi_head_attention(x, p, 2)[0]).all()
+    return x, p._replace(**{name: getattr(p, name) * np.float16(3e4)})
+
+
+@pytest.mark.parametrize("block", [multi_head_attention, multi_head_attention_loop, mha_trace], ids=BLOCK_IDS + ["trace"])
+@pytest.mark.parametrize("name,message", [
+    ("w_o", r"the output projection overflowed float16 \(concat @ w_o \+ b_o is inf or nan\): the inputs are too large"),
+    ("w_v", r"the value projection overflowed float16 \(x @ w_v \+ b_v is inf or nan\)"),
+])
+def test_projection_that_overflows_float16_is_refused_not_inf(block, name, message):
+    # W_V and W_O do not reach the scores, so the scores' own check cannot see these
+    x, p = _overflowing_projection(name)
+    with np.errstate(over="ignore", invalid="ignore"), pytest.raises(ValueError, match=message):
+        block(x, p, 2)  # numpy's own overflow warning may come first; silenced above
+
+
+@pytest.mark.parametrize("block,message", [(multi_head_attention, r"the attention scores overflowed float16"),
+                                           (multi_head_attention_loop, r"the query projection overflowed float16")],
+                         ids=BLOCK_IDS)
+def test_query_projection_that_overflows_is_refused_naming_the_dtype(block, message):
+    # the batched form meets the overflow first in the scores it makes of the queries, the loop in the queries
+    x, p = _overflowing_projection("w_q")
+    with np.errstate(over="ignore", invalid="ignore"), pytest.raises(ValueError, match=message):
+        block(x, p, 2)
+
+
 def test_large_inputs_that_fit_still_run():
     x, p = _overflowing(np.float32, 1e15)
     out, _ = multi_head_attention(x, p, 2)
@@ -305,10 +333,59 @@ def test_init_params_float16_and_default_float64():
     assert init_params(8, 2).w_o.dtype == np.float64
 
 
+@pytest.mark.parametrize("seed,error", [(-1, ValueError), ("a", TypeError), (1.5, TypeError), (True, TypeError),
+                                        (None, TypeError)], ids=["-1", "str", "float", "bool", "None"])
+def test_init_params_seed_not_a_whole_number(seed, error):
+    with pytest.raises(error, match=rf"seed must be a whole number >= 0, got {re.escape(repr(seed))}$"):
+        init_params(8, 2, seed=seed)
+
+
+def test_init_params_seed_accepts_numpy_integers():
+    np.testing.assert_array_equal(init_params(8, 2, seed=np.int64(3)).w_q, init_params(8, 2, seed=3).w_q)
+
+
+@pytest.mark.parametrize("bias", ["no", "", 0, 1, None, np.array([True])], ids=["'no'", "''", "0", "1", "None", "array"])
+@pytest.mark.parametrize("count", [lambda bias: init_params(8, 2, bias=bias),
+                                   lambda bias: costs.param_count(8, 2, bias=bias),
+                                   lambda bias: costs.head_param_count(8, 2, bias=bias),
+                                   lambda bias: costs.kv_param_count(8, 2, 1, bias=bias)],
+                         ids=["init_params", "param_count", "head_param_count", "kv_param_count"])
+def test_bias_that_is_not_true_or_false_is_refused(count, bias):
+    with pytest.raises(TypeError, match=r"bias must be True or False, got "):
+        count(bias)
+
+
+def test_bias_accepts_numpy_bools():
+    assert init_params(8, 2, bias=np.bool_(False)).b_q is None
+    assert costs.param_count(8, 2, bias=np.True_) == costs.param_count(8, 2)
+
+
 @pytest.mark.parametrize("dtype", ["int32", int, "complex128", "nonsense", object])
 def test_init_params_refuses_dtypes_that_are_not_real_floats(dtype):
     with pytest.raises(TypeError, match=r"dtype must be a real floating-point dtype"):
         init_params(8, 2, dtype=dtype)
+
+
+# --- softmax ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x,bad,where", [
+    ([[0.0, 1.0], [np.nan, 2.0]], "nan", (1, 0)),
+    ([1.0, np.inf, -np.inf], r"\+inf", (1,)),
+    ([[-np.inf, -np.inf], [np.inf, np.nan]], "nan", (1, 1)),  # nan is named before +inf
+])
+def test_softmax_refuses_nan_and_plus_inf_naming_where(x, bad, where):
+    with pytest.raises(ValueError, match=rf"softmax's x contains {bad} \(first at index {re.escape(str(where))}\): "
+                                         r"each entry must be finite, or -inf for a masked one"):
+        mha_ref.softmax(np.array(x))
+
+
+@pytest.mark.parametrize("x,shown", [(np.array(["a", "b"]), "<U1"), (np.array([1j, 0]), "complex128"),
+                                     ([[1.0, 2.0], [3.0]], None)], ids=["str", "complex", "ragged"])
+def test_softmax_refuses_what_is_not_real_numbers(x, shown):
+    message = r"softmax's x must be a real numeric array, got dtype " + shown if shown else \
+        r"softmax's x must be a numeric array: .*inhomogeneous"
+    with pytest.raises(TypeError, match=message):
+        mha_ref.softmax(x)
 
 
 # --- the running example and the quantities ---------------------------------------------------
