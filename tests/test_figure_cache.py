@@ -194,3 +194,19 @@ def test_a_figure_is_keyed_by_the_mha_ref_code_it_reaches_by_name(tmp_path):
     assert digest(**{"mha_ref/a.py": a.replace("K = 1", "K = 2")}) != base  # a constant of a reached module
     assert digest(**{"mha_ref/a.py": a + "\n\ndef f(x):\n    return 0\n"}) != base  # f defined again
     assert digest(**{"figures/engine/save.py": "X = 1\n"}) != base  # figure code counts whole
+
+
+def test_a_frame_drawn_in_this_process_is_found_again():
+    # the first frame a process draws itself registers the CJK font (kit.style.setup): that must not
+    # change the figures' digests, or the next lookup would miss every frame
+    script = textwrap.dedent("""
+        import tempfile
+        from pathlib import Path
+        from figures.engine.cache import FigureCache
+        from figures.engine.render import render_files
+        cache = FigureCache(Path(tempfile.mkdtemp()))
+        for _ in range(2):
+            print([r.drawn for r in render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)])
+    """)
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert run.stdout.split() == ["[True]", "[False]"], run.stderr
