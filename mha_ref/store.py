@@ -1,5 +1,7 @@
 """Keeping computed results on disk, for mha_ref and the figure cache alike: the switch that turns a
-cache off, writes that never leave half a file, and the digest of the code a result depends on.
+cache off, writes that never leave half a file, a cache that cannot be written turned off for writing
+instead of failing the build, a kept file found corrupt dropped with a warning, and the digest of the
+code a result depends on.
 
 A result kept on disk is named by a digest of what it is made from, so an edit gives a new name and
 a stale file is never read. The code counts as its syntax tree without docstrings, so an edit to a
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -23,7 +26,13 @@ CACHE_ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns every cache off;
 DEFAULT_CACHE = ROOT / ".cache" / "figures"
 OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
 
+UNWRITABLE_ENV = "MHA_CACHE_UNWRITABLE"  # cache folders found unwritable in this build, for the processes it starts
+
 Unit = tuple[str, str | None]  # (module, top-level def) or (module, None): its other statements
+
+# Not under "mkdocs": a cache's warning is printed, but does not fail `mkdocs build --strict`, since
+# the build recovers from what it warns about.
+log = logging.getLogger(__name__)
 
 
 def switched_off(name: str) -> bool:
@@ -57,6 +66,66 @@ def write_atomic(path: Path, write) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _unwritable() -> list[Path]:
+    return [Path(p) for p in os.environ.get(UNWRITABLE_ENV, "").split(os.pathsep) if p]
+
+
+def cache_writable(folder: Path) -> bool:
+    """False once writing into `folder` or a folder above it failed in this build (cache_unwritable)."""
+    folder = Path(folder)
+    return not any(off == folder or off in folder.parents for off in _unwritable())
+
+
+def cache_unwritable(folder: Path, error: OSError) -> None:
+    """Turn writing into the cache `folder` off for the rest of the build, with one warning naming it.
+    Kept in the environment, so that the processes the build starts next (the drawing workers) skip
+    it too instead of each failing and warning again."""
+    if not cache_writable(folder):
+        return
+    os.environ[UNWRITABLE_ENV] = os.pathsep.join(map(str, [*_unwritable(), folder]))
+    log.warning(f"cache folder {folder} cannot be written ({error.strerror or error}): nothing more is kept "
+                "there in this build; what it holds is still read")
+
+
+def cache_writable_again() -> None:
+    """Forget the folders found unwritable: a new build (a `mkdocs serve` rebuild) tries them again."""
+    os.environ.pop(UNWRITABLE_ENV, None)
+
+
+def write_kept(path: Path, write, folder: Path) -> bool:
+    """write_atomic(path, write) for a cache kept in `folder`; whether it was written. A cache that
+    cannot be written (read-only, a full disk) is no reason to fail: the first failure turns it off
+    for writing (cache_unwritable)."""
+    if not cache_writable(folder):
+        return False
+    try:
+        write_atomic(path, write)
+    except OSError as e:
+        cache_unwritable(folder, e)
+        return False
+    return True
+
+
+def touch(path: Path, folder: Path) -> None:
+    """Mark a kept file as just used (pruning keeps the recently used); a cache that cannot be
+    written is turned off for writing, a file that just went (pruned by a build beside) is no matter."""
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        cache_unwritable(folder, e)
+
+
+def drop(path: Path, warning: str) -> None:
+    """Remove a kept file found corrupt or unreadable, with one warning line (which names it)."""
+    log.warning(warning)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only cache: the file stays, is checked again next time, and found wanting again
 
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:

@@ -1,5 +1,9 @@
 """The figure cache on disk redraws exactly the frames whose sources changed, and never reads a half file."""
 
+import errno
+import hashlib
+import json
+import logging
 import os
 import re
 import shutil
@@ -10,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from figures.engine import render as render_module
 from figures.engine.cache import ENV, FigureCache, from_env
 from figures.engine.render import Frame, frames, render, render_files, render_many
+from mha_ref import store
 
 ROOT = Path(__file__).resolve().parents[1]
 # one frame each, except width-slices; flow-diagram alone reaches mha_ref.flow.flow_shapes
@@ -194,3 +200,171 @@ def test_a_figure_is_keyed_by_the_mha_ref_code_it_reaches_by_name(tmp_path):
     assert digest(**{"mha_ref/a.py": a.replace("K = 1", "K = 2")}) != base  # a constant of a reached module
     assert digest(**{"mha_ref/a.py": a + "\n\ndef f(x):\n    return 0\n"}) != base  # f defined again
     assert digest(**{"figures/engine/save.py": "X = 1\n"}) != base  # figure code counts whole
+
+
+# ---- a damaged entry, an unwritable cache ------------------------------------------------------
+
+FORMATS = ("svg", "narrow.dark.svg", "png")  # the page's SVG, a variant and a download
+
+
+@pytest.fixture(autouse=True)
+def writable(monkeypatch):
+    """No cache marked unwritable by an earlier test, nor by this one for a later test."""
+    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+
+
+def _warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == store.log.name and r.levelno >= logging.WARNING]
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:100])
+
+
+def _overwritten(path: Path) -> None:  # the same length, one byte changed
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def _emptied(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+@pytest.mark.parametrize("fmt, damage", [("svg", _truncated), ("narrow.dark.svg", _overwritten), ("png", _emptied)])
+def test_a_damaged_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path, caplog, fmt, damage):
+    cache = FigureCache(tmp_path)
+    first = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
+    (task,) = [r[:3] for r in first if r.fmt == fmt]
+    path = render_module._tasks(["en"], ["peak-dip"], FORMATS, cache)[1][FORMATS.index(fmt)]
+    damage(path)
+    again = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
+    assert [r.data for r in again] == [r.data for r in first]  # not the damaged bytes
+    assert [r.drawn for r in again] == [r.fmt == fmt for r in again]  # drawn again, the others read
+    assert _warnings(caplog) == [f"figure cache: {path}, figure 'peak-dip' (en, its one frame, {fmt}), is damaged "
+                                 "(its bytes do not match the digest kept with them): dropped, drawing it again"]
+    assert cache.get(path, task) == first[FORMATS.index(fmt)].data  # kept whole again
+
+
+def test_an_unreadable_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path, caplog, monkeypatch):
+    cache = FigureCache(tmp_path)
+    (first,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
+    (path,) = render_module._tasks(["en"], ["peak-dip"], ("svg",), cache)[1]
+    read_bytes = Path.read_bytes
+
+    def refused(self):
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refused)
+    (again,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
+    assert again.drawn and again.data == first.data
+    assert _warnings(caplog) == [f"figure cache: {path}, figure 'peak-dip' (en, its one frame, svg), cannot be read "
+                                 "(Permission denied): dropped, drawing it again"]
+
+
+def test_a_file_of_an_earlier_layout_is_never_read(tmp_path):
+    cache = FigureCache(tmp_path)
+    key = hashlib.sha256("d\0en\0None\0svg".encode()).hexdigest()  # the name before the digest trailer
+    assert cache.path("d", "en", None, "svg") != tmp_path / key[:2] / f"{key}.svg"
+
+
+def _no_space(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _read_only(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+@pytest.mark.parametrize("refuse, reason", [(_no_space, "No space left on device"), (_read_only, "Permission denied")])
+def test_a_cache_that_cannot_be_written_is_turned_off_with_one_warning(tmp_path, caplog, monkeypatch, refuse, reason):
+    drawn = []
+    real_task = render_module._render_task
+    monkeypatch.setattr(render_module, "_render_task", lambda task: drawn.append(task) or real_task(task))
+    monkeypatch.setattr(store, "write_atomic", refuse)
+    cache = FigureCache(tmp_path)
+    # as gen_figures.py does: fill the cache, then read it; fill_cache stops at the first write
+    # that fails, rather than drawing every frame for nothing
+    render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
+    assert len(drawn) == 1
+    rendered = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
+    assert [r.data for r in rendered] == [render(f, "en") for f in frames("width-slices")]
+    assert _warnings(caplog) == [f"cache folder {tmp_path} cannot be written ({reason}): nothing more is kept there "
+                                 "in this build; what it holds is still read"]
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_a_cache_under_a_file_is_turned_off_with_one_warning(tmp_path, caplog):
+    (tmp_path / "file").write_text("not a folder")
+    cache = FigureCache(tmp_path / "file" / "cache")
+    rendered = list(render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1))
+    assert [r.data for r in rendered] == [render(frames("peak-dip")[0], "en")]
+    assert _warnings(caplog) == [f"cache folder {tmp_path / 'file' / 'cache'} cannot be written (Not a directory): "
+                                 "nothing more is kept there in this build; what it holds is still read"]
+
+
+def test_a_read_only_cache_is_still_read(tmp_path, caplog, monkeypatch):
+    cache = FigureCache(tmp_path)
+    first = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
+    monkeypatch.setattr(os, "utime", lambda *a, **k: _read_only())  # a read-only file system: no time updated
+    monkeypatch.setattr(store, "write_atomic", _read_only)
+    again = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
+    assert not any(r.drawn for r in again) and [r.data for r in again] == [r.data for r in first]
+    assert _warnings(caplog) == [f"cache folder {tmp_path} cannot be written (Permission denied): nothing more is "
+                                 "kept there in this build; what it holds is still read"]
+    cache.prune(keep=0)  # not even tried
+    assert len(list(tmp_path.glob("*/*.svg"))) == len(first)
+
+
+def test_the_processes_a_build_starts_know_the_cache_cannot_be_written(tmp_path, caplog, monkeypatch):
+    monkeypatch.setattr(store, "write_atomic", _no_space)
+    FigureCache(tmp_path).put(tmp_path / "ab" / "x.svg", b"<svg/>")
+    child = subprocess.run([sys.executable, "-c", "from mha_ref import store; print(store.cache_writable("
+                            f"{str(tmp_path / 'trained')!r}))"], cwd=ROOT, capture_output=True, text=True)
+    assert child.stdout.strip() == "False"  # so a worker neither tries nor warns again
+    store.cache_writable_again()  # the next build (a serve rebuild) tries again
+    assert store.cache_writable(tmp_path)
+
+
+def _memo(cache: FigureCache, sources) -> Path:
+    return cache.folder / "sources" / f"{sources.stamp()}.json"
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"[]", "is damaged (its bytes do not match the digest kept with them)"),  # written by hand: no digest
+    (b'{"figures.gallery.peak_dip": "abc', "is damaged (its bytes do not match the digest kept with them)"),
+    ("kept", "holds list, not a table of digests"),  # a digest that matches, of JSON of the wrong type
+])
+def test_a_damaged_index_of_digests_is_worked_out_again_with_a_warning(tmp_path, caplog, content, problem):
+    from figures.engine.sources import Sources
+
+    cache, sources = FigureCache(tmp_path), Sources()
+    memo = _memo(cache, sources)
+    if content == "kept":
+        cache.put(memo, b"[1, 2]")
+    else:
+        memo.parent.mkdir(parents=True)
+        memo.write_bytes(content)
+    modules = ["figures.gallery.peak_dip"]
+    assert cache.digests(modules, sources) == [sources.digest("figures.gallery.peak_dip")]
+    then = "working the digests out again"
+    assert _warnings(caplog) == [f"figure cache: {memo}, the index of figure digests, {problem}: dropped, {then}"]
+    assert json.loads(cache.get(memo)) == {"figures.gallery.peak_dip": sources.digest("figures.gallery.peak_dip")}
+
+
+def test_a_frame_drawn_in_this_process_is_found_again():
+    # the first frame a process draws itself registers the CJK font (kit.style.setup): that must not
+    # change the figures' digests, or the next lookup would miss every frame
+    script = textwrap.dedent("""
+        import tempfile
+        from pathlib import Path
+        from figures.engine.cache import FigureCache
+        from figures.engine.render import render_files
+        cache = FigureCache(Path(tempfile.mkdtemp()))
+        for _ in range(2):
+            print([r.drawn for r in render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)])
+    """)
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert run.stdout.split() == ["[True]", "[False]"], run.stderr

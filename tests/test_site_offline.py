@@ -5,6 +5,7 @@ script) is Material's offline plugin turned on here, and language.split_search_i
 
 from __future__ import annotations
 
+import errno
 import io
 import subprocess
 import tarfile
@@ -155,12 +156,97 @@ def test_the_file_is_fetched_once_with_npm_pack_and_kept(npm, tmp_path):
     assert len(npm.calls) == 1  # the second time from the cache: no npm, no network
 
 
-def test_a_kept_file_needs_no_npm(monkeypatch, tmp_path):
+def keep_tarball(cache: Path, members: dict[str, bytes]) -> Path:
+    """The package's tarball in the cache, as `npm pack` left it there."""
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / "iframe-worker-1.0.4.tgz"
+    path.write_bytes(tarball(members))
+    return path
+
+
+def test_a_kept_package_needs_no_npm(monkeypatch, tmp_path):
     monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: None))
+    keep_tarball(tmp_path, {"package/shim/index.js": SHIM_JS})
+    kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
+    assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path) == kept
+    assert kept.read_bytes() == SHIM_JS
+
+
+def _truncated(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _crc_damaged(data: bytes) -> bytes:  # the last bytes (gzip's check), which tarfile alone never reads
+    return data[:-8] + bytes([data[-8] ^ 1]) + data[-7:]
+
+
+def _not_gzip(data: bytes) -> bytes:
+    return b"<html>502 Bad Gateway</html>"
+
+
+@pytest.mark.parametrize("damage, error", [(_truncated, "EOFError: Compressed file ended before the end-of-stream "
+                                                        "marker was reached"),
+                                           (_crc_damaged, "BadGzipFile: CRC check failed"),
+                                           (_not_gzip, "BadGzipFile: Not a gzipped file (b'<h')")])
+def test_a_damaged_tarball_is_dropped_with_a_warning_and_fetched_again(npm, tmp_path, caplog, damage, error):
+    path = keep_tarball(tmp_path, {"package/shim/index.js": b"/* an older, damaged copy */"})
+    path.write_bytes(damage(path.read_bytes()))
+    npm.members = {"package/shim/index.js": SHIM_JS}
+    kept = offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    assert kept.read_bytes() == SHIM_JS and len(npm.calls) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"npm cache: {path} cannot be read ({error}): dropped, fetching it again"]
+
+
+def test_a_damaged_tarball_from_npm_is_refused_by_name(npm, tmp_path, monkeypatch):
+    npm.members = {"package/shim/index.js": SHIM_JS}
+    real_run = npm.run
+
+    def damaging(args, **kwargs):  # npm writes a tarball that is cut short
+        done = real_run(args, **kwargs)
+        path = tmp_path / "iframe-worker-1.0.4.tgz"
+        path.write_bytes(path.read_bytes()[:20])
+        return done
+
+    monkeypatch.setattr(offline, "subprocess", SimpleNamespace(run=damaging))
+    with pytest.raises(offline.NpmError) as e:
+        offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    assert str(e.value) == (f"`npm pack iframe-worker@1.0.4` gave {tmp_path / 'iframe-worker-1.0.4.tgz'}, which "
+                            "cannot be read (EOFError: Compressed file ended before the end-of-stream marker was "
+                            "reached); run `npm cache verify`")
+    assert not list(tmp_path.iterdir())  # nothing damaged left for the next build
+
+
+def test_a_damaged_copy_of_the_file_is_written_again_from_its_package(monkeypatch, tmp_path, caplog):
+    monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: None))
+    keep_tarball(tmp_path, {"package/shim/index.js": SHIM_JS})
     kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
     kept.parent.mkdir(parents=True)
-    kept.write_bytes(SHIM_JS)
-    assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path) == kept
+    kept.write_bytes(SHIM_JS[:10])  # truncated
+    assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path).read_bytes() == SHIM_JS
+    assert [r.getMessage() for r in caplog.records] == [
+        f"npm cache: {kept} differs from the file in its package: dropped, written again"]
+
+
+def test_the_file_is_written_as_every_kept_file_is(npm, tmp_path, monkeypatch):
+    npm.members = {"package/shim/index.js": SHIM_JS}
+    written = []
+    monkeypatch.setattr(offline.store, "write_atomic", lambda path, data: written.append((path, data)))
+    offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    assert written == [(tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js", SHIM_JS)]
+
+
+def test_a_cache_that_cannot_be_written_is_named(npm, tmp_path, monkeypatch):
+    npm.members = {"package/shim/index.js": SHIM_JS}
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(offline.store, "write_atomic", full)
+    with pytest.raises(offline.NpmError) as e:
+        offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
+    assert str(e.value) == f"cannot write {kept} (No space left on device): make {tmp_path} writable"
 
 
 def test_without_npm_the_error_says_what_to_install(monkeypatch, tmp_path):
@@ -205,7 +291,5 @@ def test_shim_source_turns_an_npm_error_into_the_builds_error(monkeypatch, tmp_p
 
 def test_shim_source_reads_the_pinned_package_from_its_cache(monkeypatch, tmp_path):
     monkeypatch.setattr(offline, "shutil", SimpleNamespace(which=lambda name: pytest.fail("ran npm")))
-    kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"
-    kept.parent.mkdir(parents=True)
-    kept.write_bytes(SHIM_JS)
-    assert offline.shim_source(tmp_path) == kept
+    keep_tarball(tmp_path, {"package/shim/index.js": SHIM_JS})
+    assert offline.shim_source(tmp_path).read_bytes() == SHIM_JS

@@ -4,6 +4,8 @@ and the head measures (mha_ref.trained) rely on."""
 
 from __future__ import annotations
 
+import errno
+import logging
 import math
 import os
 import subprocess
@@ -58,6 +60,12 @@ def output(p: subprocess.Popen) -> str:
     return out.strip()
 
 
+@pytest.fixture(autouse=True)
+def writable(monkeypatch):
+    """No cache marked unwritable by an earlier test, nor by this one for a later test."""
+    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     """An empty cache folder of this test's own, and no trained weights kept in memory."""
@@ -65,6 +73,11 @@ def cache(tmp_path, monkeypatch):
     train._trained.cache_clear()
     yield tmp_path / "trained"
     train._trained.cache_clear()  # nothing trained here may be handed to a later test
+
+
+def warnings(caplog) -> list[str]:
+    """The warnings the disk caches gave (mha_ref.store)."""
+    return [r.getMessage() for r in caplog.records if r.name == store.log.name and r.levelno >= logging.WARNING]
 
 
 def kept_files(folder: Path) -> list[str]:
@@ -111,23 +124,92 @@ def test_trained_writes_one_file_then_loads_it_without_training(cache, monkeypat
     assert kept_files(cache) == [f"{train.code_digest(SMALL)}.npz"]  # nothing written the second time
 
 
-def test_an_interrupted_save_leaves_no_file_under_the_real_name(cache, monkeypatch):
+def test_an_interrupted_save_leaves_no_file_under_the_real_name(cache, monkeypatch, caplog):
     real_savez = np.savez
 
-    def half_written(f, **arrays):  # some bytes reach the disk, then the write fails
+    def half_written(f, **arrays):  # some bytes reach the disk, then the disk is full
         f.write(b"PK\x03\x04 half a zip")
-        raise OSError("no space left on device")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(np, "savez", half_written)
-    with pytest.raises(OSError, match="no space left"):
-        train.trained(SMALL)
+    t = train.trained(SMALL)  # trained in memory: a full disk is no reason to fail
+    assert warnings(caplog) == [f"cache folder {cache} cannot be written (No space left on device): nothing more "
+                                "is kept there in this build; what it holds is still read"]
     assert kept_files(cache) == []  # neither the .npz nor the temporary file
-    # the next call trains again and saves whole
+    # the next build tries again, and saves whole
     monkeypatch.setattr(np, "savez", real_savez)
-    t = train.trained(SMALL)
+    store.cache_writable_again()
+    train._trained.cache_clear()
+    assert fingerprint(train.trained(SMALL)) == fingerprint(t)
     name = f"{train.code_digest(SMALL)}.npz"
     assert kept_files(cache) == [name]
     np.testing.assert_array_equal(train.load(cache / name, SMALL).model.embed, t.model.embed)
+
+
+def truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:1000])
+
+
+def one_byte_changed(path: Path) -> None:  # inside an array: only the zip's CRC-32 notices
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def not_a_zip(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+@pytest.mark.parametrize("damage, error", [(truncated, "BadZipFile: File is not a zip file"),
+                                           (one_byte_changed, "BadZipFile: Bad CRC-32 for file"),
+                                           (not_a_zip, "EOFError: No data left in file")])
+def test_damaged_weights_are_dropped_with_a_warning_and_trained_again(cache, caplog, damage, error):
+    t = train.trained(SMALL)
+    path = cache / f"{train.code_digest(SMALL)}.npz"
+    damage(path)
+    train._trained.cache_clear()
+    again = train.trained(SMALL)
+    assert fingerprint(again) == fingerprint(t)
+    (warning,) = warnings(caplog)
+    assert warning.startswith(f"trained weights {path} cannot be read ({error}")
+    assert warning.endswith("): dropped, training again") and "\n" not in warning
+    assert fingerprint(train.load(path, SMALL)) == fingerprint(t)  # kept whole again
+
+
+def test_weights_in_a_folder_that_cannot_be_written_are_trained_in_memory(tmp_path, monkeypatch, caplog):
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv(train.CACHE_ENV, str(tmp_path / "file"))
+    train._trained.cache_clear()
+    t = train.trained(SMALL)
+    assert fingerprint(t) == fingerprint(train.train(SMALL))
+    assert warnings(caplog) == [f"cache folder {tmp_path / 'file' / 'trained'} cannot be written (Not a directory): "
+                                "nothing more is kept there in this build; what it holds is still read"]
+    train._trained.cache_clear()
+
+
+def test_weights_kept_in_a_read_only_folder_are_still_read(cache, monkeypatch, caplog):
+    t = train.trained(SMALL)
+    train._trained.cache_clear()
+
+    def refused(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "utime", refused)
+    monkeypatch.setattr(train, "train", lambda config: pytest.fail("trained again"))
+    assert fingerprint(train.trained(SMALL)) == fingerprint(t)
+    assert warnings(caplog) == [f"cache folder {cache} cannot be written (Read-only file system): nothing more is "
+                                "kept there in this build; what it holds is still read"]
+
+
+def test_a_cache_known_to_be_unwritable_is_neither_written_nor_prepared(cache, monkeypatch, caplog):
+    store.cache_unwritable(cache.parent, OSError(errno.ENOSPC, "No space left on device"))  # found by the build
+    caplog.clear()
+    real_trained = train.trained
+    monkeypatch.setattr(train, "trained", lambda *a: pytest.fail("prepared with nowhere to keep the weights"))
+    train.prepare()
+    monkeypatch.setattr(train, "trained", real_trained)
+    train.trained(SMALL)
+    assert not cache.exists() and warnings(caplog) == []  # said once already, by whoever found it
 
 
 @pytest.mark.parametrize("value", ["0", "off", "No", " false "])

@@ -1,16 +1,18 @@
 """The figure cache on disk: one file per frame, language and format, named by what it is drawn from.
 
 A file's name is a digest of the figure's sources (figures/engine/sources.py), its language, frame and
-format, so a hit needs no check beyond existing: an edit gives new names, and the old files are
-pruned, least recently used first. Each file is written whole to a temporary name and renamed,
-so a killed build leaves no partial file under a real name.
+format: an edit gives new names, and the old files are pruned, least recently used first. Each file
+is written whole to a temporary name and renamed, so a killed build leaves no partial file under a
+real name; and each file ends with the sha256 of the bytes before it, checked when it is read, so a
+file damaged on disk since (truncated, overwritten, unreadable) is dropped with a warning naming it
+and the frame, and the frame drawn again. A cache that cannot be written (read-only, a full disk)
+is turned off for writing for the build, with one warning (mha_ref.store.write_kept).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from .sources import Sources
 
 ENV = store.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it
 KEEP = 6000  # files kept after pruning: a build of both languages uses about 1,750
+LAYOUT = "sha256-trailer"  # in every file's name: files of an earlier layout (no trailer) are never read
+CHECK = hashlib.sha256().digest_size  # the bytes of the trailer
 
 
 _FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
@@ -37,30 +41,56 @@ class FigureCache:
         self.opened = time.time()  # files used or written since then belong to this build: prune keeps them
 
     def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
-        key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
+        key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}\0{LAYOUT}".encode()).hexdigest()
         return self.folder / key[:2] / f"{key}.{fmt}"
 
     def digests(self, modules: list[str], sources: Sources | None = None) -> list[str]:
         """Sources.digest of each figure module, remembered while the code stays byte for byte the same."""
         sources = sources or Sources()
         memo = self.folder / "sources" / f"{sources.stamp()}.json"
-        try:
-            known = json.loads(memo.read_bytes())
-        except (FileNotFoundError, ValueError):
-            known = {}
+        known = self._index(memo)
         if any(m not in known for m in modules):
             known.update({m: sources.digest(m) for m in modules})
             self.put(memo, json.dumps(known, sort_keys=True).encode())
-        else:
-            os.utime(memo)
         return [known[m] for m in modules]
 
-    def get(self, path: Path) -> bytes | None:
+    def _index(self, memo: Path) -> dict[str, str]:
+        """The digests the index `memo` remembers: {} if it is missing, or holds anything but a
+        table of digests (said in a warning; they are worked out again)."""
+        data = self._verified(memo, "the index of figure digests", "working the digests out again")
+        if data is None:
+            return {}
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+            known = json.loads(data)
+        except ValueError:
+            known = None
+        if isinstance(known, dict) and all(isinstance(v, str) for v in known.values()):
+            return known
+        store.drop(memo, f"figure cache: {memo}, the index of figure digests, holds {type(known).__name__}, "
+                   "not a table of digests: dropped, working the digests out again")
+        return {}
+
+    def get(self, path: Path, task=None) -> bytes | None:
+        """The file kept at `path`, checked; None if there is none, or it is damaged (dropped, with a
+        warning naming it and the `task` (frame, lang, fmt) it holds: the frame is drawn again)."""
+        return self._verified(path, "a frame" if task is None else describe(*task), "drawing it again")
+
+    def _verified(self, path: Path, what: str, then: str) -> bytes | None:
+        """The bytes kept at `path` if they match the digest after them; else None (dropped, with
+        one warning naming the file, `what` it holds and `then` what happens instead)."""
+        try:
+            kept = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
             return None
-        os.utime(path)  # recently used: kept by prune()
+        except OSError as e:
+            store.drop(path, f"figure cache: {path}, {what}, cannot be read ({e.strerror or e}): dropped, {then}")
+            return None
+        data, check = kept[:-CHECK], kept[-CHECK:]
+        if len(kept) < CHECK or hashlib.sha256(data).digest() != check:
+            store.drop(path, f"figure cache: {path}, {what}, is damaged (its bytes do not match the digest "
+                       f"kept with them): dropped, {then}")
+            return None
+        store.touch(path, self.folder)  # recently used: kept by prune()
         return data
 
     def failed(self, path: Path, error=None):
@@ -74,20 +104,29 @@ class FigureCache:
             _FAILED[path] = error
         return _FAILED.get(path)
 
-    def put(self, path: Path, data: bytes) -> None:
-        store.write_atomic(path, data)
+    def put(self, path: Path, data: bytes) -> bool:
+        """Keep `data` at `path`, followed by its sha256 (what get() checks); whether it was kept:
+        False once the cache cannot be written in this build."""
+        return store.write_kept(path, lambda f: f.writelines((data, hashlib.sha256(data).digest())), self.folder)
 
     def prune(self, keep: int = KEEP) -> None:
         """Forget all but the `keep` most recently used files, and old temporary files left by a kill.
         A file this cache has used or written is never forgotten: a build larger than `keep` would
         otherwise evict its own frames and draw them again next time."""
-        if not self.folder.is_dir():
+        if not self.folder.is_dir() or not store.cache_writable(self.folder):
             return
         files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file()]
-        for p, mtime in files:
-            if p.name.startswith(".tmp-") and mtime < time.time() - 3600:  # not a build running now
-                p.unlink(missing_ok=True)
+        # temporary files an hour old: left by a kill, not written by a build running now
+        stale = [p for p, mtime in files if p.name.startswith(".tmp-") and mtime < time.time() - 3600]
         files = sorted((f for f in files if not f[0].name.startswith(".tmp-")), key=lambda f: f[1])
         older = [f for f in files if f[1] < self.opened - 1]  # a second's slack for coarse file times
-        for p, _ in older[:max(len(files) - keep, 0)]:
-            p.unlink(missing_ok=True)
+        try:
+            for p in stale + [p for p, _ in older[:max(len(files) - keep, 0)]]:
+                p.unlink(missing_ok=True)
+        except OSError as e:
+            store.cache_unwritable(self.folder, e)
+
+
+def describe(frame, lang: str, fmt: str) -> str:
+    """A frame in one language and format, named as FigureError names a frame."""
+    return f"figure {frame.fig_id!r} ({lang}, {f'frame {frame.slug}' if frame.slug else 'its one frame'}, {fmt})"

@@ -246,7 +246,7 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     tasks, paths = _tasks(langs, ids, formats, cache, broken)
     for e in broken or ():
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
-    found = [None if path is None else cache.failed(path) or cache.get(path) for path in paths]
+    found = [None if path is None else cache.failed(path) or cache.get(path, task) for task, path in zip(tasks, paths)]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
     fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
     preparing = _prepare(fresh_tasks, jobs)
@@ -289,8 +289,8 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
         for (task, path), data in zip(missing, _each_format(drawings, drawn)):
             if isinstance(data, FigureError):
                 cache.failed(path, data)
-            else:
-                cache.put(path, data)
+            elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
+                break
     for process in preparing:
         process.join()
     if missing:

@@ -28,7 +28,10 @@ NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources")  # where frames
 def environment() -> str:
     """The library versions and the fonts every frame depends on."""
     font = Path(noto_cjk_sans_otc.FONT_PATH).stat()
-    known = sorted((f.fname, f.name, f.style, f.weight, f.stretch, f.variant) for f in font_manager.fontManager.ttflist)
+    # Noto apart: it counts by its file above, and kit.style.setup() adds it to the list only once a
+    # process draws, which must not change the digests of a process that drew a frame itself.
+    known = sorted((f.fname, f.name, f.style, f.weight, f.stretch, f.variant) for f in font_manager.fontManager.ttflist
+                   if Path(f.fname) != Path(noto_cjk_sans_otc.FONT_PATH))
     parts = (sys.version_info[:2], matplotlib.__version__, np.__version__, ft2font.__freetype_version__,
              noto_cjk_sans_otc.FONT_PATH, font.st_size, font.st_mtime_ns, known)
     return hashlib.sha256(repr(parts).encode()).hexdigest()

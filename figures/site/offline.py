@@ -11,14 +11,19 @@ checked by npm against the registry's integrity hash) into .cache/npm/, never in
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import shutil
 import subprocess
 import tarfile
+import zlib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+
+from mha_ref import store
 
 SHIM = "assets/vendor/iframe-worker-shim.js"  # the plugin adds no shim of its own once one is named
 SHIM_PACKAGE = "iframe-worker@1.0.4"  # MIT, (c) Martin Donath; its shim/index.js is the file we serve
@@ -29,35 +34,75 @@ class NpmError(RuntimeError):
     """A file of an npm package could not be fetched; says why."""
 
 
+UNREADABLE = (OSError, EOFError, zlib.error, tarfile.TarError)  # what a truncated or damaged tarball raises
+
+
 def npm_file(spec: str, member: str, cache: Path = NPM_CACHE) -> Path:
     """The file `member` of the npm package `spec` ("name@version"), fetched from the npm registry
-    with `npm pack` the first time and kept in `cache` (git-ignored: never committed)."""
+    with `npm pack` the first time and kept in `cache` (git-ignored: never committed).
+
+    The package's tarball is kept and read whole each time (gzip's CRC-32 checks every byte; npm
+    checked the tarball against the registry's integrity hash when it fetched it), and the member
+    written out from it again if it differs, so a damaged copy of either is noticed. A damaged
+    tarball is dropped, with a warning naming it, and fetched again."""
     name, version = spec.rsplit("@", 1)
+    tarball = cache / f"{name}-{version}.tgz"
+    data = None
+    if tarball.exists():
+        try:
+            data = _member(tarball, member)
+        except UNREADABLE as e:
+            store.drop(tarball, f"npm cache: {tarball} cannot be read ({type(e).__name__}: {e}): "
+                       "dropped, fetching it again")
+    if data is None:
+        _pack(spec, cache, tarball)
+        try:
+            data = _member(tarball, member)
+        except UNREADABLE as e:
+            tarball.unlink(missing_ok=True)
+            raise NpmError(f"`npm pack {spec}` gave {tarball}, which cannot be read ({type(e).__name__}: {e}); "
+                           "run `npm cache verify`") from None
+    if not data:  # no such file, a folder or an empty file
+        raise NpmError(f"{tarball} holds no package/{member}")
     kept = cache / f"{name}-{version}" / member
-    if kept.exists():
-        return kept
+    _keep(kept, data, cache)
+    return kept
+
+
+def _pack(spec: str, cache: Path, tarball: Path) -> None:
+    """`npm pack spec` into `cache`; NpmError if npm is missing or fails."""
     npm = shutil.which("npm")
     if npm is None:
         raise NpmError(f"needs npm once, to fetch {spec} from the npm registry: install npm (apt-get install npm)")
     cache.mkdir(parents=True, exist_ok=True)
     run = subprocess.run([npm, "pack", spec, "--pack-destination", str(cache)],
                          capture_output=True, text=True, timeout=300)
-    tarball = cache / f"{name}-{version}.tgz"
     if run.returncode != 0 or not tarball.exists():
         raise NpmError(f"`npm pack {spec}` failed: {run.stderr.strip()[-500:]}")
-    with tarfile.open(tarball) as tar:
+
+
+def _member(tarball: Path, member: str) -> bytes:
+    """The bytes of package/member in the tarball, b"" if it holds no such file. The tarball is
+    decompressed whole first: tarfile alone stops reading before the end, where gzip's check is."""
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(tarball.read_bytes()))) as tar:
         try:
             found = tar.extractfile(f"package/{member}")  # None for a folder
-        except KeyError:  # no such member: refused below, as an empty one is
-            found = None
-        data = found.read() if found else b""
-    if not data:
-        raise NpmError(f"{tarball} holds no package/{member}")
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    partial = kept.with_suffix(".part")
-    partial.write_bytes(data)
-    partial.replace(kept)  # atomic: a killed build leaves no half file
-    return kept
+        except KeyError:
+            return b""
+        return found.read() if found else b""
+
+
+def _keep(kept: Path, data: bytes, cache: Path) -> None:
+    """Write data to kept, unless it holds them already; a copy damaged since is dropped first, with
+    a warning naming it."""
+    try:
+        if kept.is_file() and kept.read_bytes() == data:
+            return
+        if kept.exists():
+            store.drop(kept, f"npm cache: {kept} differs from the file in its package: dropped, written again")
+        store.write_atomic(kept, data)  # a killed build leaves no half file
+    except OSError as e:
+        raise NpmError(f"cannot write {kept} ({e.strerror or e}): make {cache} writable") from None
 
 
 def shim_source(cache: Path = NPM_CACHE) -> Path:

@@ -9,14 +9,15 @@ Training takes seconds, so trained() keeps the result in the figure cache's fold
 weights are made from: the code that train() reaches (found by mha_ref.store.CodeReach, comments and
 docstrings left out), the configuration, the seed and the numpy and Python versions. A build with
 nothing changed loads the file; an edit to any of that code trains afresh. MHA_FIGURE_CACHE=0 keeps
-the weights in memory only.
+the weights in memory only, and so does a folder that cannot be written (with one warning). A file
+that cannot be read (truncated, damaged) is dropped with a warning naming it, and the model trained
+again.
 """
 
 from __future__ import annotations
 
 import fcntl
 import functools
-import os
 import platform
 from pathlib import Path
 from typing import NamedTuple
@@ -132,9 +133,10 @@ def _from_arrays(a, config: TrainConfig) -> Trained:
     return Trained(model, a["losses"], config)
 
 
-def save(t: Trained, path: Path) -> None:
-    """Write the weights whole under a temporary name, then rename: no half file under path."""
-    store.write_atomic(path, lambda f: np.savez(f, **_arrays(t)))
+def save(t: Trained, path: Path) -> bool:
+    """Write the weights whole under a temporary name, then rename: no half file under path. Whether
+    they were written: a folder that cannot be written is turned off for writing (store.write_kept)."""
+    return store.write_kept(path, lambda f: np.savez(f, **_arrays(t)), path.parent)
 
 
 def load(path: Path, config: TrainConfig) -> Trained:
@@ -142,30 +144,56 @@ def load(path: Path, config: TrainConfig) -> Trained:
         return _from_arrays({k: a[k] for k in a.files}, config)
 
 
+def _kept(path: Path, config: TrainConfig) -> Trained | None:
+    """The weights kept at path; None if there are none, or the file cannot be read: then it is dropped
+    with a warning naming it, and the caller trains again. An .npz is a zip, whose CRC-32 of each array
+    np.load checks: a truncated or damaged file fails to load rather than giving other weights."""
+    try:
+        t = load(path, config)
+    except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
+        return None
+    except Exception as e:  # BadZipFile, a bad CRC, an array missing, ...: whatever it is, the file is unusable
+        store.drop(path, f"trained weights {path} cannot be read ({type(e).__name__}: {e}): dropped, training again")
+        return None
+    store.touch(path, path.parent)
+    return t
+
+
 @functools.lru_cache(maxsize=4)
 def _trained(config: TrainConfig, digest: str, folder: Path | None) -> Trained:
     if folder is None:
         return train(config)
     path = folder / f"{digest}.npz"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "a") as lock:  # two figure workers wait for one training
+    kept = _kept(path, config)  # read without the lock: a file under its real name was written whole
+    if kept is None and store.cache_writable(folder):
+        kept = _train_and_keep(config, path)
+    return train(config) if kept is None else kept
+
+
+def _train_and_keep(config: TrainConfig, path: Path) -> Trained | None:
+    """Train and save to path, unless another process did while this one waited for the lock; None
+    if the folder cannot be written (then turned off for writing, with one warning)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.parent / ".lock", "a")
+    except OSError as e:
+        store.cache_unwritable(path.parent, e)
+        return None
+    with lock:  # two figure workers wait for one training
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if path.exists():
-                os.utime(path)
-                return load(path, config)
+        t = _kept(path, config)
+        if t is None:
             t = train(config)
             save(t, path)
-            return t
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        return t
 
 
 def prepare() -> None:
     """Train now and keep the weights on disk, unless they are there already: what figures.engine.render
     runs in a process beside its pool before the trained figures are drawn (a figure's PREPARE).
-    With the disk cache off there is nothing to keep, and each process trains for itself."""
-    if cache_folder() is not None:
+    With the disk cache off (or unwritable) there is nothing to keep, and each process trains for itself."""
+    folder = cache_folder()
+    if folder is not None and store.cache_writable(folder):
         trained()
 
 
