@@ -9,25 +9,17 @@ import matplotlib.pyplot as plt
 
 from . import dark, pdf_canvas, png_canvas, svg_canvas
 
-
 FORMATS = ("svg", "png", "pdf")  # what a frame is saved as, for the page and for download
-
-
-# The page's other looks of a frame, never downloaded: for the slate scheme (figures/engine/dark.py), for
-# phones, print and small multiples (narrow()), and both.
+# The page's other looks of a frame, never downloaded: for the slate scheme (dark.py), for phones,
+# print and small multiples (kit.style.narrow()), and both.
 VARIANTS = ("dark.svg", "narrow.svg", "narrow.dark.svg")
-
-
 KINDS = FORMATS + VARIANTS
 
-
 # Each format is saved by matplotlib's canvas with a memory of every text measured and parsed in
-# the process (figures/engine/svg_canvas.py, pdf_canvas.py, png_canvas.py). Imported, not only named, so
-# that the figure cache (figures/engine/sources.py) sees them among the code every frame is drawn with.
+# the process (svg_canvas.py, pdf_canvas.py, png_canvas.py). Imported, not only named, so that the
+# figure cache (sources.py) sees them among the code every frame is drawn with.
 _BACKENDS = {fmt: f"module://{m.__name__}" for fmt, m in (("svg", svg_canvas), ("pdf", pdf_canvas),
                                                         ("png", png_canvas))}
-
-
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
