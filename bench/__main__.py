@@ -85,13 +85,13 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def variant_costs() -> str:
-    """What the page's variants of a frame cost (style.VARIANTS), against its SVG: every figure's
+    """What the page's variants of a frame cost (engine.save.VARIANTS), against its SVG: every figure's
     start frame in both languages, drawn in this process, one after the other."""
     from figures.engine import dark, registry
     from figures.engine.render import frames, render_set
-    from figures.site.markup import _start_index
+    from figures.site.figure_block import opening_frame
     from figures.kit.words import LANGS
-    chosen = [(frames(i)[_start_index(i, None, "bench")], lang) for lang in LANGS for i in registry.ORDER]
+    chosen = [(frames(i)[opening_frame(i, None, "bench")], lang) for lang in LANGS for i in registry.ORDER]
     for frame, lang in chosen[:4]:  # imports and first measurements out of the way
         render_set(frame, lang, ("svg", "narrow.svg"))
     seconds = {"svg": 0.0, "dark": 0.0, "narrow": 0.0}
