@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .engine import registry
+from .engine import pool, registry
 from .engine.cache import ENV, from_env
 from .engine.render import FigureError, plan, render_files
 from .engine.save import FORMATS
@@ -84,6 +84,7 @@ def main(argv=None) -> int:
     except FigureError as e:  # a figure that fails to import, in its CONTROL say
         return _failed(e, args.traceback)
     try:
+        pool.limit_from_env()
         args.out = _out_folder(args.out)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
