@@ -41,10 +41,12 @@ def _list(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
 
 def _out_folder(text: str) -> Path:
     """--out as a folder that exists (made if need be) and can be written; never "", which would
-    be the current folder. Raises ValueError with a one-line reason."""
+    be the current folder, nor the root of the file system. Raises ValueError with a one-line reason."""
     if not text.strip():
         raise ValueError("--out is empty; name the folder to write into, e.g. --out out/")
     out = Path(text)
+    if out.resolve().parent == out.resolve():  # "/", "//", "/tmp/..": zh/ and en/ would land in /
+        raise ValueError(f"--out {text!r} is the root of the file system; name a folder to write into, e.g. --out out/")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {text!r} is a file, not a folder")
     try:
