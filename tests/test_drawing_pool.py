@@ -2,7 +2,6 @@
 time limit and named, a process that dies is named by the frame it drew, and none outlives the
 process that started it, whatever kills that one."""
 
-import functools
 import multiprocessing
 import os
 import signal
@@ -16,41 +15,18 @@ import pytest
 from figures.engine import pool, registry, render
 from figures.engine.registry import FigureError
 from figures.engine.render import Frame
+from processes import below, gone
 
 FORK = multiprocessing.get_context("fork")
-SLEEP = functools.partial(time.sleep)  # a task that "hangs" for as many seconds as it is given
 
 
 def _lost(task, said, stack):
     return RuntimeError(f"{task!r}: {said}")
 
 
-def _gone(pid: int) -> bool:
-    """Ended (a zombie waiting for its new parent to reap it counts as ended)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-
-
-def _children(pid: int) -> set[int]:
-    """Every process below pid, however deep."""
-    found, todo = set(), [pid]
-    while todo:
-        parent = todo.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                kids = {int(k) for k in (task / "children").read_text().split()}
-            except FileNotFoundError:
-                continue
-            todo.extend(kids - found)
-            found |= kids
-    return found
-
-
 def _outcomes(tasks, jobs):
     """Each (name, seconds) task sleeps that long and gives its name; a task's group is its name."""
-    return list(pool.outcomes(lambda task: SLEEP(task[1]) or task[0], tasks, jobs, FORK, 1.0, _lost,
+    return list(pool.outcomes(lambda task: time.sleep(task[1]) or task[0], tasks, jobs, FORK, 1.0, _lost,
                               group=lambda task: task[0]))
 
 
@@ -158,15 +134,15 @@ def test_no_drawing_process_outlives_a_kill_9_of_the_process_that_started_it(che
         while not hangs.exists() and time.monotonic() < deadline:  # a worker loops for ever in h4
             time.sleep(0.2)
         assert hangs.exists()
-        below = _children(parent.pid)
-        assert len(below) >= 2, below
+        running = below(parent.pid)
+        assert len(running) >= 2, running
     finally:
         parent.kill()
         parent.wait()
     deadline = time.monotonic() + 20
-    while not all(_gone(pid) for pid in below) and time.monotonic() < deadline:
+    while not all(gone(pid) for pid in running) and time.monotonic() < deadline:
         time.sleep(0.2)
-    survivors = [pid for pid in below if not _gone(pid)]
+    survivors = [pid for pid in running if not gone(pid)]
     for pid in survivors:  # leave nothing running, whatever the result
         os.kill(pid, signal.SIGKILL)
-    assert survivors == [], f"{len(survivors)} of {len(below)} processes outlived a kill -9 of their parent"
+    assert survivors == [], f"{len(survivors)} of {len(running)} processes outlived a kill -9 of their parent"
