@@ -39,6 +39,16 @@ def _list(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return _unique(items)
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
+    return n
+
+
 def _out_folder(text: str) -> Path:
     """--out as a folder that exists (made if need be) and can be written; never "", which would
     be the current folder, nor the root of the file system. Raises ValueError with a one-line reason."""
@@ -74,7 +84,9 @@ def main(argv=None) -> int:
                    help="comma-separated formats (default svg): svg,png,pdf, and csv for the data tables")
     p.add_argument("--no-cache", action="store_true",
                    help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
-    p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
+    p.add_argument("--jobs", type=_at_least_one, metavar="N",
+                   help="processes drawing at once (default: one per core); 1 draws in this process, without "
+                        f"the time limit {pool.LIMIT_ENV} sets (default {pool.DEFAULT_LIMIT:g} s a frame)")
     p.add_argument("--traceback", action="store_true", help="after a figure's one-line error, its traceback")
     args = p.parse_args(argv)
     args.only = _unique(args.only)

@@ -157,12 +157,10 @@ class _Worker:
             os.kill(self.process.pid, STACK_SIGNAL)
         except ProcessLookupError:
             return ""
-        chunks = []
-        deadline = time.monotonic() + 2
-        while self.stacks.poll(max(0.0, min(0.2, deadline - time.monotonic()))):  # written line by line
+        chunks, wait_for = [], 2.0  # a busy machine may take a while to run the handler
+        while self.stacks.poll(wait_for) and len(chunks) < 1000:  # written a line at a time, then nothing
             chunks.append(os.read(self.stacks.fileno(), 1 << 16))
-            if time.monotonic() > deadline:
-                break
+            wait_for = 0.2
         return b"".join(chunks).decode(errors="replace")
 
     def how_it_ended(self) -> str:
@@ -203,6 +201,8 @@ def outcomes(fn: Callable[[Any], Any], tasks: Sequence[Any], jobs: int, context,
     A task whose process ran past `limit` seconds or died is lost(task, what happened, the stack it
     was stopped in, outermost first); after a timeout, the tasks of the same group not yet started
     are lost(task, why not, []) too."""
+    if jobs < 1:
+        raise ValueError(f"processes drawing at once must be at least 1, not {jobs}")
     pool = _Pool(fn, tasks, jobs, context, limit, lost, group)
     try:
         for i in range(len(tasks)):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import re
 import shutil
 import tempfile
 import traceback
@@ -30,11 +31,29 @@ class ServerChanged(Exception):
     pass
 
 
+class RequestsAreNotBuildWarnings(logging.Filter):
+    """The server logs a request it could not answer (a 404) as a warning, and a strict build fails
+    on any warning logged while it runs: with requests answered during a rebuild, a reader asking
+    for a missing file would fail it. Such lines are logged as INFO."""
+
+    REQUEST = re.compile(r'"[A-Z]+ \S* HTTP/[\d.]+" code \d+$')  # livereload's _Handler.log_request
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and self.REQUEST.search(record.getMessage()):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def where(e: BaseException) -> str:
+    """' (file, line)' in this checkout where the build failed, not counting this module's call."""
     try:
-        return importlib.import_module("figures.engine.registry").located(e)
+        registry = importlib.import_module("figures.engine.registry")
     except Exception:  # figures/gallery/__init__.py itself may be what is broken
         return f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
+    if isinstance(e, SyntaxError):
+        return registry.located(e)
+    return registry.located_at([(f.filename, f.lineno) for f in traceback.extract_tb(e.__traceback__)
+                                if f.filename != __file__])
 
 
 class Served:
@@ -61,7 +80,7 @@ class Served:
         not overwritten: the copy shares the files' bytes)."""
         if not self.serving_last_good():
             shutil.rmtree(self.last_good, ignore_errors=True)  # served by nothing since the last build
-            shutil.copytree(self.site_dir, self.last_good, copy_function=os.link, symlinks=True)
+            shutil.copytree(self.site_dir, self.last_good, copy_function=_link_or_copy, symlinks=True)
             self._point_at(self.last_good)
         shutil.rmtree(self.site_dir, ignore_errors=True)
         self.site_dir.mkdir()
@@ -71,6 +90,13 @@ class Served:
 
     def remove(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links
+        shutil.copy2(src, dst)
 
 
 def check(server) -> None:
@@ -83,6 +109,9 @@ def check(server) -> None:
 def keep_answering(server, site_dir: Path) -> Served:
     """Have the server read the site through a Served link, and rebuild while it answers from it."""
     check(server)
+    requests = logging.getLogger("mkdocs.livereload")
+    if not any(isinstance(f, RequestsAreNotBuildWarnings) for f in requests.filters):
+        requests.addFilter(RequestsAreNotBuildWarnings())
     served = Served(site_dir)
     server.root = str(served.link)
     server.builder = _rebuild(server, server.builder, served)
