@@ -5,14 +5,20 @@ cold without the figures' downloads (MHA_DOWNLOADS=0: the pages' SVGs only), col
 site as published: every frame also as PDF and PNG, and the all-frames zips), warm (nothing changed), after an edit to one figure module, to one
 mha_ref function, and to comments and docstrings only. The floor is the same build with the
 figure files handed over ready-made, so it measures everything but the figures.
+
+Everything it writes stays in one temporary folder (its copy, and the builds' own temporary files,
+TMPDIR pointing inside it), removed when it ends, also on Ctrl-C (SIGINT) or SIGTERM; it edits
+files only in its copy, never in this checkout.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,7 +67,8 @@ def copy_checkout(dst: Path) -> Path:
 def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, float, int | None]:
     """Seconds a strict build of `repo` takes, on the clock and in CPU time (every process it ran,
     which other work on the machine does not inflate), and the frames it drew (None: not reported)."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"), **env)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"),
+               TMPDIR=str(repo.parent / "tmp"), **env)  # mkdocs' temporary folders go with ours, even if it is killed
     start, cpu = time.perf_counter(), _children_cpu()
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(repo / "site")],
                          cwd=repo, env=env, capture_output=True, text=True)
@@ -111,10 +118,28 @@ def variant_costs() -> str:
             f"({each['narrow'] / each['svg']:.2f}x), and its dark one the same again as the wide one's")
 
 
-def main() -> int:
+def _stopped(signum, frame):
+    """SIGTERM ends bench as Ctrl-C does: the build under way is killed (subprocess.run) and the
+    temporary folder removed on the way out."""
+    raise KeyboardInterrupt
+
+
+def main(argv=None) -> int:
+    argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
+    signal.signal(signal.SIGTERM, _stopped)
+    try:
+        return _run()
+    except KeyboardInterrupt:
+        print("bench: stopped; its temporary folder is removed", file=sys.stderr)
+        return 130
+
+
+def _run() -> int:
     load = os.getloadavg()[0]  # other work on the machine slows every case on the clock
     rows: list[tuple[str, float, float, int | None, float | None]] = []  # case, seconds, cpu, drawn, goal
     with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
+        (Path(tmp) / "tmp").mkdir()
         repo = copy_checkout(Path(tmp) / "repo")
         print(f"bench: building a copy of {ROOT} in {tmp}, nine times ...", flush=True)
         rows.append(("cold, no downloads", *build(repo, MHA_DOWNLOADS="0"), 4.0))

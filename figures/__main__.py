@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .engine import registry
+from .engine import pool, registry
 from .engine.cache import ENV, from_env
 from .engine.render import FigureError, plan, render_files
 from .engine.save import FORMATS
@@ -39,12 +39,24 @@ def _list(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return _unique(items)
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
+    return n
+
+
 def _out_folder(text: str) -> Path:
     """--out as a folder that exists (made if need be) and can be written; never "", which would
-    be the current folder. Raises ValueError with a one-line reason."""
+    be the current folder, nor the root of the file system. Raises ValueError with a one-line reason."""
     if not text.strip():
         raise ValueError("--out is empty; name the folder to write into, e.g. --out out/")
     out = Path(text)
+    if out.resolve().parent == out.resolve():  # "/", "//", "/tmp/..": zh/ and en/ would land in /
+        raise ValueError(f"--out {text!r} is the root of the file system; name a folder to write into, e.g. --out out/")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {text!r} is a file, not a folder")
     try:
@@ -72,7 +84,9 @@ def main(argv=None) -> int:
                    help="comma-separated formats (default svg): svg,png,pdf, and csv for the data tables")
     p.add_argument("--no-cache", action="store_true",
                    help=f"draw every frame, neither reading nor writing the figure cache (or set {ENV}=0)")
-    p.add_argument("--jobs", type=int, metavar="N", help="processes drawing at once (default: one per core)")
+    p.add_argument("--jobs", type=_at_least_one, metavar="N",
+                   help="processes drawing at once (default: one per core); 1 draws in this process, without "
+                        f"the time limit {pool.LIMIT_ENV} sets (default {pool.DEFAULT_LIMIT:g} s a frame)")
     p.add_argument("--traceback", action="store_true", help="after a figure's one-line error, its traceback")
     args = p.parse_args(argv)
     args.only = _unique(args.only)
@@ -84,6 +98,7 @@ def main(argv=None) -> int:
     except FigureError as e:  # a figure that fails to import, in its CONTROL say
         return _failed(e, args.traceback)
     try:
+        pool.limit_from_env()
         args.out = _out_folder(args.out)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -510,6 +510,12 @@ def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("out", ["/", "//", "/tmp/.."])
+def test_cli_out_that_is_the_root_of_the_file_system(tmp_path, out):
+    _refused_in_one_line(_cli(out, tmp_path), f"--out {out!r} is the root of the file system")
+    assert not Path("/zh").exists() and not Path("/en").exists()
+
+
 @pytest.mark.parametrize("more", [[], ["--traceback"]])
 def test_cli_figure_that_fails_to_import_is_one_line(tmp_path, capsys, monkeypatch, more):
     monkeypatch.setitem(sys.modules, "figures.gallery.peak_dip", None)  # importing it now raises ImportError

@@ -28,6 +28,9 @@ def _env() -> dict:
 # width-slices' frame h4 fails to draw in English only; its other frames and languages still draw
 DRAW = "def draw(lang: str, h: int):\n"
 BROKEN_DRAW = DRAW + '    if lang == "en" and h == 4:\n        raise ZeroDivisionError("broken on purpose")\n'
+# frame h4 loops for ever in English (the limit stops it, MHA_FIGURE_TIMEOUT=LIMIT)
+HANGING_DRAW = DRAW + '    while lang == "en" and h == 4:\n        pass\n'
+LIMIT = 30  # seconds: far more than a frame takes on a busy machine, little enough for a test
 CONTROL = "CONTROL = heads_control("
 BROKEN_CONTROL = "CONTROL = 1 / 0 or heads_control("
 
@@ -114,6 +117,41 @@ def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, ser
     _wait_until(lambda: _get(base + "en/figures/width-slices/h4.svg") == good_h4, "the fixed frame is served")
     assert "failed to" not in _get(base + "en/slicing-the-width/")
     assert "shown as an error card: figure 'width-slices' (en, frame h4)" in log()
+
+
+@pytest.fixture
+def short_limit(monkeypatch):
+    """Frames drawn by a server started after this (list it before `serve`) stop after LIMIT s."""
+    monkeypatch.setenv("MHA_FIGURE_TIMEOUT", str(LIMIT))
+
+
+def test_a_figure_that_hangs_is_stopped_and_a_card_while_every_request_is_answered(copy, short_limit, serve):
+    base, log = serve
+    figure = copy / "figures/gallery/width_slices.py"
+    h4 = "en/figures/width-slices/h4.svg"
+    urls = (h4, "en/", "en/slicing-the-width/", "assets/mha-figures.css", "search/search_index.json")
+    good_h4 = _get(base + h4)
+    assert "<svg" in good_h4
+    seen = len(log())
+    _edit(figure, DRAW, HANGING_DRAW)
+    _wait_until(lambda: "Building documentation" in log()[seen:], "the rebuild starts")
+    started, slowest, answered = time.monotonic(), 0.0, 0
+    while "failed to draw" not in _get(base + h4):  # the rebuild runs: h4 loops until the limit stops it
+        for url in urls:
+            asked = time.monotonic()
+            assert _get(base + url), url  # answered, from the last good site
+            slowest, answered = max(slowest, time.monotonic() - asked), answered + 1
+        assert time.monotonic() - started < LIMIT + 400, "the rebuild never finished"
+        time.sleep(0.5)
+    assert time.monotonic() - started >= LIMIT and answered >= LIMIT
+    assert slowest < 5, f"a request waited {slowest:.1f} s for the rebuild"
+    card = _get(base + h4)
+    assert (f"figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: still drawing after {LIMIT} s (the limit, "
+            "MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line") in card
+    assert "failed" not in _get(base + "figures/width-slices/h4.svg")  # the Chinese frame draws
+    # the fix: the next rebuild draws the frame again, no restart
+    _edit(figure, HANGING_DRAW, DRAW)
+    _wait_until(lambda: _get(base + h4) == good_h4, "the fixed frame is served")
 
 
 def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):

@@ -53,9 +53,13 @@ class FigureError(RuntimeError):
 def located(e: BaseException) -> str:
     """' (mha_ref/x.py, line 12)': where in this checkout the exception arose, or ''."""
     if isinstance(e, SyntaxError) and e.filename:
-        where = [(e.filename, e.lineno)]
-    else:
-        where = [(f.filename, f.lineno) for f in traceback.extract_tb(e.__traceback__)]
+        return located_at([(e.filename, e.lineno)])
+    return located_at([(f.filename, f.lineno) for f in traceback.extract_tb(e.__traceback__)])
+
+
+def located_at(where: list[tuple[str, int]]) -> str:
+    """' (mha_ref/x.py, line 12)': the innermost of the (file, line) frames, outermost first, that
+    lies in this checkout, or ''."""
     ours = [(Path(file), line) for file, line in where if Path(file).is_relative_to(ROOT)
             and ".venv" not in Path(file).relative_to(ROOT).parts]
     if not ours:

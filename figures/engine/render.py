@@ -10,11 +10,10 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import closing
 from typing import Any, NamedTuple
 
-from . import registry
+from . import pool, registry
 from .cache import FigureCache
 from .registry import FigureError
 from .save import KINDS, to_bytes, to_bytes_each
@@ -113,22 +112,41 @@ def cores() -> int:
 def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None,
                 keep_going: bool = False) -> Iterator[bytes | FigureError]:
     """render(frame, lang, fmt) for each task, in order, drawn by a pool of one process per core
-    (with a tuple of formats, render_set: a tuple of bytes).
+    (with a tuple of formats, render_set: a tuple of bytes); with jobs=1, here, one by one, with no
+    time limit (for tests and measurements).
 
     Every frame starts from the same settings (kit.style.setup), so a frame's bytes do not depend on
     which process drew it or what it drew before: the same bytes as drawing them one by one.
-    A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place.
+    A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place:
+    also a frame still drawing after the time limit (pool.limit_from_env; its process is killed
+    and replaced, and the figure's frames not yet started are not drawn) and one whose process died.
     """
     task_fn = _render_or_error if keep_going else _render_task
-    jobs = min(jobs or cores(), len(tasks))
-    if jobs <= 1:
+    if jobs == 1:
         yield from (task_fn(task) for task in tasks)
         return
-    pool = ProcessPoolExecutor(jobs, mp_context=_start_method())
-    try:
-        yield from pool.map(task_fn, tasks)
-    finally:  # after a failure, do not wait for the frames still queued
-        pool.shutdown(cancel_futures=True)
+    if not tasks:
+        return
+    limit = pool.limit_from_env()
+    for ok, value in pool.outcomes(task_fn, tasks, min(jobs or cores(), len(tasks)), _start_method(), limit, _lost,
+                                   group=lambda task: task[0].fig_id):
+        if ok:
+            yield value
+        elif keep_going and isinstance(value, FigureError):
+            yield value
+        else:
+            raise value
+
+
+def _lost(task: tuple[Frame, str, Any], said: str, stack: list[tuple[str, int, str]]) -> FigureError:
+    """The FigureError of a frame whose process timed out or died: `said` what happened, and where
+    the process was stopped, as a traceback (`stack`, outermost first)."""
+    frame, lang, _ = task
+    trace = "".join(["Traceback of the drawing process when it was stopped (most recent call last):\n",
+                     *(f'  File "{file}", line {line}, in {fn}\n' for file, line, fn in stack),
+                     f"{said}\n"]) if stack else ""
+    return FigureError(frame.fig_id, lang, frame.slug, said + registry.located_at([(f, n) for f, n, _ in stack]),
+                       trace)
 
 
 def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
@@ -146,10 +164,7 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
         if fn is not None and fn not in wanted:
             wanted.append(fn)
     context = _start_method()
-    started = [context.Process(target=fn, daemon=True) for fn in wanted]
-    for process in started:
-        process.start()
-    return started
+    return [pool.beside(context, fn) for fn in wanted]
 
 
 # Imported by a fork server before it forks the workers: third-party only, since our own modules
@@ -252,8 +267,7 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     preparing = _prepare(fresh_tasks, jobs)
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
         yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache)
-    for process in preparing:
-        process.join()
+    pool.finish(preparing, pool.limit_from_env())
     if cache is not None and None in found:
         cache.prune()
 
@@ -291,8 +305,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
                 cache.failed(path, data)
             elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
                 break
-    for process in preparing:
-        process.join()
+    pool.finish(preparing, pool.limit_from_env())
     if missing:
         cache.prune()
     return len(drawings)

@@ -22,7 +22,8 @@ from mha_ref.store import ROOT, CodeReach, Unit
 WHOLE = "figures"  # modules of this package count whole
 BY_NAME = "mha_ref"  # modules of this package count by the functions and classes reached
 HARNESS = "figures.engine.render"  # what turns every figure into bytes (it imports save and registry)
-NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources")  # where frames are kept, not what they hold
+# where frames are kept, and the processes that draw them: not what a frame holds
+NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine.pool")
 
 
 def environment() -> str:

@@ -4,8 +4,9 @@ Runs once per language build; the files exist only in the build (nothing is comm
 The hooks' on_config has already dropped stale modules, so this imports the current code.
 Frames come from the figure cache on disk (figures/engine/cache.py) when their sources are unchanged,
 so `mkdocs build`, `mkdocs serve` and `python -m figures` share what any of them drew.
-A figure that fails stops `mkdocs build` with one line naming it (the traceback after it); under
-`mkdocs serve` (the hooks set config["show_figure_failures"]) it becomes an error card (cards.py).
+A figure that fails, or still draws after the time limit (figures/engine/pool.py, MHA_FIGURE_TIMEOUT),
+stops `mkdocs build` with one line naming it (the traceback after it); under `mkdocs serve` (the
+hooks set config["show_figure_failures"]) it becomes an error card (cards.py).
 """
 
 import logging
@@ -13,7 +14,7 @@ import logging
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
 
-from figures.engine import registry
+from figures.engine import pool, registry
 from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, render_files
 from figures.kit.words import LANGS
@@ -48,6 +49,10 @@ def written(results, drawn: set, counts: dict):
             write(r.lang, r.frame.path("svg"), cards.svg(r.error))
 
 
+try:
+    pool.limit_from_env()  # a bad limit stops the build before anything is drawn
+except ValueError as e:
+    raise PluginError(str(e)) from None
 drawn, counts, filled = set(), {"files": 0}, 0
 try:
     # The first language's build draws every language's missing frames in one pool; the other

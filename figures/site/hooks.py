@@ -213,14 +213,24 @@ def _show_figure_failures(config) -> None:
 
 
 def on_serve(server, config, builder):
-    global _rebuilding
-    _rebuilding = True  # from now on the wrapper below reports a failed build
-    server.builder = importlib.import_module("figures.site.serving").keeping_last_good_site(
-        server.builder, Path(config.site_dir))
+    """Rebuilds never keep the server from answering: it serves the last good site meanwhile."""
+    global _rebuilding, _served
+    _rebuilding = True  # from now on serving.py reports a failed build
+    serving = importlib.import_module("figures.site.serving")
+    try:
+        _served = serving.keep_answering(server, Path(config.site_dir))
+    except serving.ServerChanged as e:
+        raise PluginError(str(e)) from None
     return server
 
 
+def on_shutdown():
+    if _served is not None:
+        _served.remove()
+
+
 _rebuilding = False
+_served = None  # serving.Served, under mkdocs serve
 
 
 def on_build_error(error):
