@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.__main__ import copy_checkout
+from checkout_copy import copy_checkout
 from figures.cache import ENV
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,6 @@
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,18 +15,6 @@ from figures.render import Frame, frames, render, render_files, render_many
 ROOT = Path(__file__).resolve().parents[1]
 # one frame each, except width-slices; flow-diagram alone reaches mha_ref.flow.flow_shapes
 FIGURES = ("peak-dip", "heads-vs-bleu", "flow-diagram", "width-slices")
-
-
-@pytest.fixture
-def checkout(tmp_path):
-    """A copy of this checkout's tracked and new files, to edit freely."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (tmp_path / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tmp_path / "repo" / rel)
-    return tmp_path / "repo"
 
 
 def _drawn(repo: Path, *extra: str) -> int:
