@@ -1,4 +1,8 @@
-"""Shared fixtures: one strict build of the whole site per test session; a copy of the checkout."""
+"""Shared fixtures: one strict build of the whole site per test session; a copy of the checkout.
+
+Each test is marked by what it uses (pytest_collection_modifyitems below, from its fixtures): `build`
+(the built site, or a `mkdocs build` of its own), `browser` (chromium), `serve` (`mkdocs serve`);
+`slow` is set by hand. `pytest -m "not (build or browser or serve or slow)"` is the fast loop."""
 
 import functools
 import http.server
@@ -37,12 +41,40 @@ def warm_cache(checked_frames):
     return os.environ[ENV]
 
 
+# A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
+# holds them all): a fixture that builds the site or runs the server depends on one of these.
+MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"browser"}, "serve": {"mkdocs_serve"}}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker, fixtures in MARKED_BY.items():
+            if fixtures & set(item.fixturenames):
+                item.add_marker(marker)
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, checked_frames):
+def mkdocs_build():
+    """mkdocs_build(out, cwd=ROOT, **env): run `mkdocs build --strict -d out` in cwd, env added to
+    this process's (its CompletedProcess, output captured). A test using it is marked `build`."""
+    def run(out, cwd=ROOT, timeout=None, strict=True, **env):
+        command = [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), "-d", str(out)]
+        return subprocess.run(command, cwd=cwd, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env),
+                              capture_output=True, text=True, timeout=timeout)
+    return run
+
+
+@pytest.fixture(scope="session")
+def mkdocs_serve():
+    """mkdocs_serve(port): the command running `mkdocs serve` on that local port. A test using it is
+    marked `serve`."""
+    return lambda port: [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, checked_frames, mkdocs_build):
     out = tmp_path_factory.mktemp("build") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                         env=env, capture_output=True, text=True)
+    run = mkdocs_build(out)
     assert run.returncode == 0, run.stderr[-4000:]
     return out
 

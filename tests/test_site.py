@@ -1,10 +1,7 @@
 """The built site: strict build, language twins, anchors, search, math, and no third-party host."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
@@ -356,11 +353,9 @@ def test_numbering_counts_content_pages_from_one_and_refuses_twins_that_differ(t
         numbering.figure_numbers(tmp_path, ["index.md", "a.md", "b.md"], ["zh", "en"])
 
 
-def test_a_page_in_one_language_only_fails_the_build(checkout):
+def test_a_page_in_one_language_only_fails_the_build(checkout, mkdocs_build):
     (checkout / "docs/extra.zh.md").write_text("# 额外 {#extra}\n\n只有中文。\n", encoding="utf-8")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(checkout / "out")],
-                         cwd=checkout, env=env, capture_output=True, text=True)
+    run = mkdocs_build(checkout / "out", cwd=checkout)
     assert run.returncode != 0
     assert "extra.zh.md has no en twin extra.en.md" in run.stderr, run.stderr[-2000:]
 
@@ -380,11 +375,9 @@ SUB_PATH_URL = "https://owner.github.io/some-repo/"
 
 
 @pytest.fixture(scope="module")
-def sub_path_site(tmp_path_factory, checked_frames):
+def sub_path_site(tmp_path_factory, checked_frames, mkdocs_build):
     out = tmp_path_factory.mktemp("sub-path") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_SITE_URL=SUB_PATH_URL)
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                         env=env, capture_output=True, text=True)
+    run = mkdocs_build(out, MHA_SITE_URL=SUB_PATH_URL)
     assert run.returncode == 0, run.stderr[-4000:]
     return out
 
