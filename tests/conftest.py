@@ -43,7 +43,7 @@ def warm_cache(checked_frames):
 
 # A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
 # holds them all): a fixture that builds the site or runs the server depends on one of these.
-MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"browser"}, "serve": {"mkdocs_serve"}}
+MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"}, "serve": {"mkdocs_serve"}}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -107,21 +107,31 @@ def served(site):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _missing(what: str) -> None:
+    """Skip a browser test for want of `what`, except under CI, where that fails."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the browser tests: {what}")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The path of Debian's chromium. Skipped without it, except under CI, where that fails."""
+    if CHROMIUM is None:
+        _missing("chromium is not installed")
+    return CHROMIUM
+
+
 @pytest.fixture(scope="module")
-def browser():
+def browser(chromium):
     """Debian's chromium driven by Playwright (no browser download). Skipped without either,
     except under CI, where that fails."""
-    missing = "chromium is not installed" if CHROMIUM is None else None
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing = missing or "playwright is not installed (pip install -e '.[test]')"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests: {missing}")
-        pytest.skip(missing)
+        _missing("playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         yield b
         b.close()
 
