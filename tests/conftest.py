@@ -17,14 +17,23 @@ import pytest
 
 from checkout_copy import copy_checkout
 from figures.cache import ENV
+from mha_ref import train
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session", autouse=True)
 def figure_cache(tmp_path_factory):
-    """The session's builds and CLI runs share a figure cache of their own, empty at the start."""
-    os.environ[ENV] = str(tmp_path_factory.mktemp("figure-cache"))
+    """The session's builds and CLI runs share a figure cache of their own, empty at the start: every
+    frame is drawn afresh. Its trained/ folder, though, is the one `mkdocs build` uses here
+    (.cache/figures/trained/, or MHA_FIGURE_CACHE's): the page-4 model's weights, named by a digest
+    of the code that trains them, are trained once and then loaded by every session. The tests of
+    training itself (test_training.py) train in caches of their own."""
+    trained = train.cache_folder() or ROOT / ".cache" / "figures" / "trained"  # kept even when the cache is off
+    trained.mkdir(parents=True, exist_ok=True)
+    folder = tmp_path_factory.mktemp("figure-cache")
+    (folder / "trained").symlink_to(trained, target_is_directory=True)
+    os.environ[ENV] = str(folder)
 
 
 @pytest.fixture(scope="session")
