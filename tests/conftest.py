@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def figure_cache(tmp_path_factory):
+def figure_cache(tmp_path_factory, request):
     """The session's builds and CLI runs share a figure cache of their own, empty at the start: every
     frame is drawn afresh. Its trained/ folder, though, is the one `mkdocs build` uses here
     (.cache/figures/trained/, or MHA_FIGURE_CACHE's): the page-4 model's weights, named by a digest
@@ -34,13 +34,23 @@ def figure_cache(tmp_path_factory):
     folder = tmp_path_factory.mktemp("figure-cache")
     (folder / "trained").symlink_to(trained, target_is_directory=True)
     os.environ[ENV] = str(folder)
+    formats = request.config.stash.get(CHECK_FORMATS, None)
+    if formats is None:
+        yield
+        return
+    from frame_checks import Checking
+    checking = request.config.stash[CHECKING] = Checking(formats)  # draws while the first tests run
+    yield
+    checking.cancel()
 
 
 @pytest.fixture(scope="session")
-def checked_frames(figure_cache):
-    """Every frame drawn once, checked, and its SVG cached for the build (tests/frame_checks.py)."""
-    from frame_checks import check_all
-    return check_all()
+def checked_frames(figure_cache, request):
+    """Every frame drawn once, checked, and its files cached for the build (tests/frame_checks.py):
+    drawn in the background since the session started."""
+    from frame_checks import Checking
+    checking = request.config.stash.get(CHECKING, None) or Checking()
+    return checking.result()
 
 
 @pytest.fixture(scope="session")
@@ -53,13 +63,26 @@ def warm_cache(checked_frames):
 # A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
 # holds them all): a fixture that builds the site or runs the server depends on one of these.
 MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"}, "serve": {"mkdocs_serve"}}
+CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
+CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         for marker, fixtures in MARKED_BY.items():
             if fixtures & set(item.fixturenames):
                 item.add_marker(marker)
+    yield  # pytest's own: -m and -k deselect, fixtures reorder
+    # The tests that read every frame (checked_frames) run last: the frames are drawn in the
+    # background from the session's start while the others run. A session that builds nothing
+    # draws only what the pages show; one that builds the site also the downloads it needs.
+    items.sort(key=lambda item: "checked_frames" in item.fixturenames)
+    if any("checked_frames" in item.fixturenames for item in items):
+        from figures import export
+        from frame_checks import page_formats
+        builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))
+        config.stash[CHECK_FORMATS] = export.site_formats() if builds else page_formats()
 
 
 @pytest.fixture(scope="session")

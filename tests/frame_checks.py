@@ -1,7 +1,8 @@
 """Every frame of every figure drawn once per session, in a pool, and read as it is drawn: the
-glyph, symbol and plural checks of the Figure, and the files it becomes (SVG, and the PDF and PNG
-downloads when the site has them). They go into the session's figure cache, so the site build that
-follows draws nothing again."""
+glyph, symbol and plural checks of the Figure, and the files it becomes (SVG and its variants, and
+the PDF and PNG downloads when the site has them and the session builds it). They go into the
+session's figure cache, so the site build that follows draws nothing again. The pool starts when
+the session does (Checking) and draws while the tests that need no frame run."""
 
 from __future__ import annotations
 
@@ -85,10 +86,10 @@ def outside_math(text: str) -> str:
     return re.sub(r"\$[^$]*\$", "", text)
 
 
-def check(task: tuple[Frame, str]) -> Checked:
-    """render_set() one frame in the site's formats, reading the Figure it serialises on its way."""
-    frame, lang = task
-    drawn, fmts = [], export.site_formats()
+def check(task: tuple[Frame, str, tuple[str, ...]]) -> Checked:
+    """render_set() one frame in the formats asked, reading the Figure it serialises on its way."""
+    frame, lang, fmts = task
+    drawn = []
     with warnings.catch_warnings(record=True) as caught, \
             mock.patch.object(figures.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
         warnings.simplefilter("always")
@@ -108,16 +109,35 @@ def check(task: tuple[Frame, str]) -> Checked:
     )
 
 
-def check_all() -> dict[tuple[Frame, str], Checked]:
-    """check() every frame in both languages, one process per core, and cache each SVG drawn."""
-    tasks = [(frame, lang) for lang in LANGS for frame in plan()]
-    with ProcessPoolExecutor(cores(), mp_context=figures.render._start_method()) as pool:
-        checked = dict(zip(tasks, pool.map(check, tasks, chunksize=4)))
-    cache = from_env()
-    if cache is not None:
-        modules = sorted({registry.module_name(f.fig_id) for f, _ in tasks})
-        digest = dict(zip(modules, cache.digests(modules)))
-        for (frame, lang), c in checked.items():
-            for fmt, data in (c.files or {}).items():
-                cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt), data)
-    return checked
+def page_formats() -> tuple[str, ...]:
+    """What a page shows of each frame: its SVG and the variants, without the downloads."""
+    return tuple(f for f in export.site_formats() if f.endswith("svg"))
+
+
+class Checking:
+    """check() every frame in both languages, started at once in a pool of one process per core;
+    result() waits for the pool and caches each file drawn. fmts: the site's (export.site_formats)
+    unless told, e.g. page_formats() in a session that builds no site."""
+
+    def __init__(self, fmts: tuple[str, ...] | None = None):
+        fmts = fmts or export.site_formats()
+        self.keys = [(frame, lang) for lang in LANGS for frame in plan()]
+        self.pool = ProcessPoolExecutor(cores(), mp_context=figures.render._start_method())
+        self.results = self.pool.map(check, [(f, lang, fmts) for f, lang in self.keys], chunksize=4)
+
+    def result(self) -> dict[tuple[Frame, str], Checked]:
+        try:
+            checked = dict(zip(self.keys, self.results))
+        finally:
+            self.pool.shutdown()
+        cache = from_env()
+        if cache is not None:
+            modules = sorted({registry.module_name(f.fig_id) for f, _ in self.keys})
+            digest = dict(zip(modules, cache.digests(modules)))
+            for (frame, lang), c in checked.items():
+                for fmt, data in (c.files or {}).items():
+                    cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt), data)
+        return checked
+
+    def cancel(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
