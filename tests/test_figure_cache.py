@@ -32,6 +32,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.slow  # seven runs of the CLI in a copy of the checkout, the first drawing cold
 def test_only_the_frames_whose_sources_changed_are_drawn_again(checkout):
     every = sum(len(frames(f)) for f in FIGURES)
     assert _drawn(checkout) == every

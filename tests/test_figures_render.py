@@ -233,6 +233,7 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
         markup.expand("{{ table nope }}", "en", _url, "t.md")
 
 
+@pytest.mark.slow  # 24 renders, every one twice
 def test_drawing_once_gives_the_bytes_of_matplotlibs_two_pass_savefig(monkeypatch):
     from matplotlib.figure import Figure
 
