@@ -8,6 +8,7 @@ import functools
 import http.server
 import os
 import shutil
+import signal
 import threading
 import subprocess
 import sys
@@ -96,11 +97,21 @@ def mkdocs_build():
     return run
 
 
+def _sigint_stops():
+    """In the child before it runs: Ctrl-C (SIGINT) stops it, even when pytest runs as a background
+    job, which ignores SIGINT and would pass that on (Python keeps an inherited SIG_IGN)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="session")
 def mkdocs_serve():
-    """mkdocs_serve(port): the command running `mkdocs serve` on that local port. A test using it is
-    marked `serve`."""
-    return lambda port: [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"]
+    """mkdocs_serve(port, cwd=..., env=..., **popen): `mkdocs serve` on that local port, started
+    (its Popen); SIGINT stops it as Ctrl-C stops a person's server. A test using it is marked `serve`."""
+    def start(port, **popen):
+        popen.setdefault("env", dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        return subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                preexec_fn=_sigint_stops, **popen)
+    return start
 
 
 @pytest.fixture(scope="session")

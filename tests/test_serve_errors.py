@@ -68,8 +68,7 @@ def serve(copy, mkdocs_serve):
     """`mkdocs serve` in the copy, after its first build: (base url, a function giving its log so far)."""
     port, log = _free_port(), copy / "serve.log"
     with open(log, "wb") as out:
-        server = subprocess.Popen(mkdocs_serve(port),
-                                  cwd=copy, env=_env(), stdout=out, stderr=subprocess.STDOUT)
+        server = mkdocs_serve(port, cwd=copy, env=_env(), stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
         _wait_for(base, "the cat ate and it ran", seconds=400)
@@ -164,8 +163,14 @@ def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_a
     if command == "build":
         run = mkdocs_build(copy / "site", cwd=copy, timeout=300, strict=False)
     else:
-        run = subprocess.run(mkdocs_serve(_free_port()), cwd=copy, env=_env(), capture_output=True, text=True,
-                             timeout=300)
+        server = mkdocs_serve(_free_port(), cwd=copy, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+        try:
+            stdout, stderr = server.communicate(timeout=300)
+        finally:
+            server.kill()  # it stops by itself on the failed build; this only ends one that hangs
+            server.wait()
+        run = subprocess.CompletedProcess(server.args, server.returncode, stdout, stderr)
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if line.startswith(("ERROR", "Traceback"))]
     line = source.count("\n") + 2
