@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 from pybtex.database import parse_string
 
+from built_pages import parsed
 from figures import registry
 from figures.identity import IDENTITY
 from figures.site import cite
@@ -33,7 +33,7 @@ def _path(stem: str, lang: str) -> str:
 
 
 def _soup(site, stem, lang):
-    return BeautifulSoup((site / _path(stem, lang) / "index.html").read_text(encoding="utf-8"), "html.parser")
+    return parsed(site / _path(stem, lang) / "index.html")
 
 
 def _title(soup) -> str:

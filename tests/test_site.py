@@ -9,6 +9,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from built_pages import parsed
 from figures import registry
 from figures.identity import IDENTITY
 
@@ -28,7 +29,7 @@ SITE_HOST = urlparse(IDENTITY.site_url).netloc
 
 
 def _html(site, rel):
-    return BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+    return parsed(site / rel)
 
 
 def _built(page: Path, lang: str) -> str:
@@ -268,7 +269,7 @@ def test_built_site_requests_no_third_party_host(site):
     assert "repo_url" not in config and config["theme"]["font"] is False
     for path in site.rglob("*"):
         if path.suffix == ".html":
-            soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+            soup = parsed(path)
             assert not soup.select(".mermaid, pre.mermaid"), path
             for el in soup.find_all(True):
                 for attr in ("src", "href", "srcset", "data", "poster", "action", "content"):
