@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the checkout's copier, shared with the test suite
+from checkout_copy import copy_checkout  # noqa: E402
 GEN_SCRIPT = "figures/site/gen_figures.py"
 # The floor's gen-files script: the figures of an earlier build, copied in as they are.
 FLOOR_SCRIPT = '''
@@ -51,17 +53,6 @@ EDITS = [
     ("mha_ref comments only", "mha_ref/attention.py", "import numpy as np\n",
      "import numpy as np  # a comment\n", 1.2),
 ]
-
-
-def copy_checkout(dst: Path) -> Path:
-    """The tracked and new files of this checkout (no site, no cache), copied to dst."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, dst / rel)
-    return dst
 
 
 def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, float, int | None]:

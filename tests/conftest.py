@@ -1,9 +1,14 @@
-"""Shared fixtures: one strict build of the whole site per test session; a copy of the checkout."""
+"""Shared fixtures: one strict build of the whole site per test session; a copy of the checkout.
+
+Each test is marked by what it uses (pytest_collection_modifyitems below, from its fixtures): `build`
+(the built site, or a `mkdocs build` of its own), `browser` (chromium), `serve` (`mkdocs serve`);
+`slow` is set by hand. `pytest -m "not (build or browser or serve or slow)"` is the fast loop."""
 
 import functools
 import http.server
 import os
 import shutil
+import signal
 import threading
 import subprocess
 import sys
@@ -11,23 +16,43 @@ from pathlib import Path
 
 import pytest
 
-from bench.__main__ import copy_checkout
+from checkout_copy import copy_checkout
 from figures.engine.cache import ENV
+from mha_ref.tiny import train
+from figures.publish import bundles
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def figure_cache(tmp_path_factory):
-    """The session's builds and CLI runs share a figure cache of their own, empty at the start."""
-    os.environ[ENV] = str(tmp_path_factory.mktemp("figure-cache"))
+def figure_cache(tmp_path_factory, request):
+    """The session's builds and CLI runs share a figure cache of their own, empty at the start: every
+    frame is drawn afresh. Its trained/ folder, though, is the one `mkdocs build` uses here
+    (.cache/figures/trained/, or MHA_FIGURE_CACHE's): the page-4 model's weights, named by a digest
+    of the code that trains them, are trained once and then loaded by every session. The tests of
+    training itself (test_training.py) train in caches of their own."""
+    trained = train.cache_folder() or ROOT / ".cache" / "figures" / "trained"  # kept even when the cache is off
+    trained.mkdir(parents=True, exist_ok=True)
+    folder = tmp_path_factory.mktemp("figure-cache")
+    (folder / "trained").symlink_to(trained, target_is_directory=True)
+    os.environ[ENV] = str(folder)
+    formats = request.config.stash.get(CHECK_FORMATS, None)
+    if formats is None:
+        yield
+        return
+    from frame_checks import Checking
+    checking = request.config.stash[CHECKING] = Checking(formats)  # draws while the first tests run
+    yield
+    checking.cancel()
 
 
 @pytest.fixture(scope="session")
-def checked_frames(figure_cache):
-    """Every frame drawn once, checked, and its SVG cached for the build (tests/frame_checks.py)."""
-    from frame_checks import check_all
-    return check_all()
+def checked_frames(figure_cache, request):
+    """Every frame drawn once, checked, and its files cached for the build (tests/frame_checks.py):
+    drawn in the background since the session started."""
+    from frame_checks import Checking
+    checking = request.config.stash.get(CHECKING, None) or Checking()
+    return checking.result()
 
 
 @pytest.fixture(scope="session")
@@ -37,12 +62,62 @@ def warm_cache(checked_frames):
     return os.environ[ENV]
 
 
+# A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
+# holds them all): a fixture that builds the site or runs the server depends on one of these.
+MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"}, "serve": {"mkdocs_serve"}}
+CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
+CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker, fixtures in MARKED_BY.items():
+            if fixtures & set(item.fixturenames):
+                item.add_marker(marker)
+    yield  # pytest's own: -m and -k deselect, fixtures reorder
+    # The tests that read every frame (checked_frames) run last: the frames are drawn in the
+    # background from the session's start while the others run. A session that builds nothing
+    # draws only what the pages show; one that builds the site also the downloads it needs.
+    items.sort(key=lambda item: "checked_frames" in item.fixturenames)
+    if any("checked_frames" in item.fixturenames for item in items):
+        from frame_checks import page_formats
+        builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))
+        config.stash[CHECK_FORMATS] = bundles.site_formats() if builds else page_formats()
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, checked_frames):
+def mkdocs_build():
+    """mkdocs_build(out, cwd=ROOT, **env): run `mkdocs build --strict -d out` in cwd, env added to
+    this process's (its CompletedProcess, output captured). A test using it is marked `build`."""
+    def run(out, cwd=ROOT, timeout=None, strict=True, **env):
+        command = [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), "-d", str(out)]
+        return subprocess.run(command, cwd=cwd, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env),
+                              capture_output=True, text=True, timeout=timeout)
+    return run
+
+
+def _sigint_stops():
+    """In the child before it runs: Ctrl-C (SIGINT) stops it, even when pytest runs as a background
+    job, which ignores SIGINT and would pass that on (Python keeps an inherited SIG_IGN)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture(scope="session")
+def mkdocs_serve():
+    """mkdocs_serve(port, cwd=..., env=..., **popen): `mkdocs serve` on that local port, started
+    (its Popen); SIGINT stops it as Ctrl-C stops a person's server. A test using it is marked `serve`."""
+    def start(port, **popen):
+        popen.setdefault("env", dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        return subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                preexec_fn=_sigint_stops, **popen)
+    return start
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, checked_frames, mkdocs_build):
     out = tmp_path_factory.mktemp("build") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                         env=env, capture_output=True, text=True)
+    run = mkdocs_build(out)
     assert run.returncode == 0, run.stderr[-4000:]
     return out
 
@@ -75,21 +150,31 @@ def served(site):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _missing(what: str) -> None:
+    """Skip a browser test for want of `what`, except under CI, where that fails."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the browser tests: {what}")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The path of Debian's chromium. Skipped without it, except under CI, where that fails."""
+    if CHROMIUM is None:
+        _missing("chromium is not installed")
+    return CHROMIUM
+
+
 @pytest.fixture(scope="module")
-def browser():
+def browser(chromium):
     """Debian's chromium driven by Playwright (no browser download). Skipped without either,
     except under CI, where that fails."""
-    missing = "chromium is not installed" if CHROMIUM is None else None
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing = missing or "playwright is not installed (pip install -e '.[test]')"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests: {missing}")
-        pytest.skip(missing)
+        _missing("playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         yield b
         b.close()
 

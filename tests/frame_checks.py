@@ -1,7 +1,10 @@
 """Every frame of every figure drawn once per session, in a pool, and read as it is drawn: the
-glyph, symbol and plural checks of the Figure, and the files it becomes (SVG, and the PDF and PNG
-downloads when the site has them). They go into the session's figure cache, so the site build that
-follows draws nothing again."""
+glyph, symbol and plural checks of the Figure, and the files it becomes (SVG and its variants, and
+the PDF and PNG downloads when the site has them and the session builds it). The workers put the
+files into the session's figure cache, so the site build that follows draws nothing again, and
+hand back only what they found: the files are read from the cache when a test asks for them. The
+pool starts when the session does (Checking) and draws while the tests that need no frame run;
+this process receives little meanwhile (a test measuring its own allocations sees none of it)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import functools
 import os
 import re
 import warnings
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -30,7 +34,7 @@ ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
 
 
 class Checked(NamedTuple):
-    files: dict[str, bytes] | None  # by format; None: the frame failed to draw (error says why)
+    files: Mapping[str, bytes] | None  # by format; None: the frame failed to draw (error says why)
     error: str
     missing: list[str]  # matplotlib's warnings of glyphs missing from a font
     fallbacks: list[str]  # texts drawn from another face than the one they ask for
@@ -87,10 +91,27 @@ def outside_math(text: str) -> str:
     return re.sub(r"\$[^$]*\$", "", text)
 
 
-def check(task: tuple[Frame, str]) -> Checked:
-    """render_set() one frame in the site's formats, reading the Figure it serialises on its way."""
-    frame, lang = task
-    drawn, fmts = [], bundles.site_formats()
+class CachedFiles(Mapping):
+    """A frame's files by format, read from the figure cache each time one is asked for."""
+
+    def __init__(self, paths: dict[str, Path]):
+        self.paths = paths
+
+    def __getitem__(self, fmt: str) -> bytes:
+        return self.paths[fmt].read_bytes()
+
+    def __iter__(self):
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> Checked:
+    """render_set() one frame in the formats asked, reading the Figure it serialises on its way; with
+    paths (by format, in the figure cache) the files go there, and the Checked reads them there."""
+    frame, lang, fmts, paths = task
+    drawn = []
     with warnings.catch_warnings(record=True) as caught, \
             mock.patch.object(figures.engine.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
         warnings.simplefilter("always")
@@ -98,6 +119,11 @@ def check(task: tuple[Frame, str]) -> Checked:
             files = dict(zip(fmts, render_set(frame, lang, fmts)))
         except Exception as e:
             return Checked(None, f"{type(e).__name__}: {e}", [], [], [], [])
+    if paths is not None:
+        cache = from_env()
+        for fmt, data in files.items():
+            cache.put(paths[fmt], data)
+        files = CachedFiles(paths)
     words = [t.get_text() for t in texts(drawn[0])]
     smallest = [min((t.get_fontsize(), fig.get_size_inches()[0], t.get_text()) for t in texts(fig)) for fig in drawn]
     return Checked(
@@ -110,16 +136,36 @@ def check(task: tuple[Frame, str]) -> Checked:
     )
 
 
-def check_all() -> dict[tuple[Frame, str], Checked]:
-    """check() every frame in both languages, one process per core, and cache each SVG drawn."""
-    tasks = [(frame, lang) for lang in LANGS for frame in plan()]
-    with ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method()) as pool:
-        checked = dict(zip(tasks, pool.map(check, tasks, chunksize=4)))
-    cache = from_env()
-    if cache is not None:
-        modules = sorted({registry.module_name(f.fig_id) for f, _ in tasks})
-        digest = dict(zip(modules, cache.digests(modules)))
-        for (frame, lang), c in checked.items():
-            for fmt, data in (c.files or {}).items():
-                cache.put(cache.path(digest[registry.module_name(frame.fig_id)], lang, frame.slug, fmt), data)
-    return checked
+def page_formats() -> tuple[str, ...]:
+    """What a page shows of each frame: its SVG and the variants, without the downloads."""
+    return tuple(f for f in bundles.site_formats() if f.endswith("svg"))
+
+
+class Checking:
+    """check() every frame in both languages, started at once in a pool of one process per core,
+    each file drawn put into the figure cache (MHA_FIGURE_CACHE) by the worker that drew it;
+    result() waits for the pool. fmts: the site's (bundles.site_formats) unless told, e.g.
+    page_formats() in a session that builds no site."""
+
+    def __init__(self, fmts: tuple[str, ...] | None = None):
+        fmts = fmts or bundles.site_formats()
+        self.keys = [(frame, lang) for lang in LANGS for frame in plan()]
+        cache = from_env()
+        if cache is None:  # no cache: the files come back as bytes
+            paths = {key: None for key in self.keys}
+        else:
+            modules = sorted({registry.module_name(f.fig_id) for f, _ in self.keys})
+            digest = dict(zip(modules, cache.digests(modules)))
+            paths = {(f, lang): {fmt: cache.path(digest[registry.module_name(f.fig_id)], lang, f.slug, fmt) for fmt in fmts}
+                     for f, lang in self.keys}
+        self.pool = ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method())
+        self.results = self.pool.map(check, [(f, lang, fmts, paths[f, lang]) for f, lang in self.keys], chunksize=4)
+
+    def result(self) -> dict[tuple[Frame, str], Checked]:
+        try:
+            return dict(zip(self.keys, self.results))
+        finally:
+            self.pool.shutdown()
+
+    def cancel(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)

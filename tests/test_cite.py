@@ -4,16 +4,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 from pybtex.database import parse_string
 
+from built_pages import parsed
 from figures.engine import registry
 from figures.publish.identity import IDENTITY
 from figures.site import cite
@@ -34,7 +33,7 @@ def _path(stem: str, lang: str) -> str:
 
 
 def _soup(site, stem, lang):
-    return BeautifulSoup((site / _path(stem, lang) / "index.html").read_text(encoding="utf-8"), "html.parser")
+    return parsed(site / _path(stem, lang) / "index.html")
 
 
 def _title(soup) -> str:
@@ -103,11 +102,10 @@ def test_site_url_lives_in_pyproject_only_and_reaches_the_pages(site):
         assert canonical == IDENTITY.site_url + _path(stem, lang)
 
 
-def test_a_site_url_in_mkdocs_yml_is_refused_by_name(checkout):
+def test_a_site_url_in_mkdocs_yml_is_refused_by_name(checkout, mkdocs_build):
     config = checkout / "mkdocs.yml"
     config.write_text("site_url: https://elsewhere.example.com/\n" + config.read_text(encoding="utf-8"), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(checkout / "site")],
-                         cwd=checkout, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    run = mkdocs_build(checkout / "site", cwd=checkout)
     assert run.returncode != 0
     assert "site_url is set in pyproject.toml" in run.stderr and "elsewhere.example.com" in run.stderr
 
@@ -310,14 +308,13 @@ def test_last_changed_follows_the_page_its_own_language_its_figures_and_mha_ref(
     assert cite.last_changed(tmp_path, ["docs/never-committed.zh.md"], "1999-09-09") == "1999-09-09"
 
 
-def test_without_git_history_the_build_cites_the_release_date(site, checkout):
+def test_without_git_history_the_build_cites_the_release_date(site, checkout, mkdocs_build):
     assert not (checkout / ".git").exists()
     pyproject = checkout / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
     pyproject.write_text(re.sub(r'(?m)^release_date = "[^"]*"', 'release_date = "2001-02-03"', text), encoding="utf-8")
     out = checkout / "site"
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=checkout,
-                         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    run = mkdocs_build(out, cwd=checkout)
     assert run.returncode == 0, run.stderr[-3000:]
     for stem, lang in (("index", "zh"), ("one-head-blends", "en")):
         soup = _soup(out, stem, lang)

@@ -13,6 +13,7 @@ from mha_ref import checks, costs, models, quantities
 from mha_ref.params import MHAParams
 from mha_ref.attention import init_params, merge_heads, mha_trace, multi_head_attention, split_heads
 from figures.kit.control import divisors
+from own_process import in_own_process
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,11 +264,17 @@ def test_every_reference_key_is_used_or_cited():
 
 
 
+# From this width on, a forward pass at a published shape takes seconds and hundreds of MB: slow,
+# and run in a process of its own (tests/own_process.py).
+WIDE = 6000
+
+
 def _model_groups():
     groups = {}
     for m in models.PUBLISHED_MODELS:
         groups.setdefault((m.d_model, m.heads), []).append(m.name)
-    return [pytest.param(d, h, names, id=" / ".join(names)) for (d, h), names in groups.items()]
+    return [pytest.param(d, h, names, id=" / ".join(names), marks=[pytest.mark.slow] if d >= WIDE else [])
+            for (d, h), names in groups.items()]
 
 
 def _shifted_params(d_model: int, seed: int = 0) -> MHAParams:
@@ -292,6 +299,13 @@ def test_shifted_params_are_four_different_matrices_and_init_params_keeps_float3
 def test_forward_runs_unchanged_at_published_shapes(d_model, h, names):
     """The same code at every published (d_model, h), GPT-3's 12288 x 96 included: float32
     weights sharing one buffer (0.6 GB at that width) and n = 2 tokens keep it to seconds."""
+    if d_model >= WIDE:
+        in_own_process(_forward_runs_unchanged, d_model, h)
+    else:
+        _forward_runs_unchanged(d_model, h)
+
+
+def _forward_runs_unchanged(d_model: int, h: int) -> None:
     n = 2
     p = _shifted_params(d_model)
     x = np.random.default_rng(0).standard_normal((n, d_model), dtype=np.float32)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
+from built_pages import parsed as parsed_page
 from figures.engine import registry
 from figures.__main__ import main as cli
 from figures.kit.style import HEAD_NAMES
@@ -115,7 +116,7 @@ def test_a_data_table_has_one_shape_in_both_languages(fig_id):
 def test_each_table_sits_folded_under_its_figure_on_its_page(site):
     found = {}
     for page in site.rglob("index.html"):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed_page(page)
         for figure in soup.select("figure.mha-figure"):
             table = figure.select_one("details.mha-data table")
             if table is not None:
@@ -180,7 +181,7 @@ def test_each_csv_on_the_site_is_linked_from_its_table_and_holds_it(site):
     linked = set()
     for page in site.rglob("index.html"):
         lang = "en" if page.relative_to(site).parts[0] == "en" else "zh"
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed_page(page)
         for figure in soup.select("figure.mha-figure"):
             fig_id = figure["id"].removeprefix("fig-")
             fold = figure.select_one("details.mha-data")

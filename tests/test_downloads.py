@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from PIL import Image
 from pypdf import PdfReader
 
+from built_pages import parsed
 from figures.engine import registry
 from figures.__main__ import main as cli
 from figures.publish.identity import IDENTITY
@@ -31,7 +32,7 @@ def pages(site: Path) -> list[Path]:
 
 
 def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return parsed(path)
 
 
 def resolve(site: Path, page: Path, href: str) -> Path:

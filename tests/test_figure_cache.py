@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,18 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ("peak-dip", "heads-vs-bleu", "flow-diagram", "width-slices")
 
 
-@pytest.fixture
-def checkout(tmp_path):
-    """A copy of this checkout's tracked and new files, to edit freely."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (tmp_path / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tmp_path / "repo" / rel)
-    return tmp_path / "repo"
-
-
 def _drawn(repo: Path, *extra: str) -> int:
     """Run the CLI in `repo` on FIGURES in English; how many frames it drew."""
     env = dict(os.environ, **{ENV: str(repo / ".cache" / "figures")})
@@ -51,6 +38,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.slow  # seven runs of the CLI in a copy of the checkout, the first drawing cold
 def test_only_the_frames_whose_sources_changed_are_drawn_again(checkout):
     every = sum(len(frames(f)) for f in FIGURES)
     assert _drawn(checkout) == every

@@ -13,8 +13,8 @@ from figures.engine.render import FigureError, Frame, frames, render
 from figures.engine.save import to_bytes
 from frame_checks import ONE_WITH_PLURAL
 from figures.kit import style
-from figures.site import markup
 from figures.text import constructs
+from figures.site import markup
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
@@ -234,6 +234,7 @@ def test_table_construct_comes_from_the_data_in_the_page_language():
         markup.expand("{{ table nope }}", "en", _url, "t.md")
 
 
+@pytest.mark.slow  # 24 renders, every one twice
 def test_drawing_once_gives_the_bytes_of_matplotlibs_two_pass_savefig(monkeypatch):
     from matplotlib.figure import Figure
 

@@ -30,6 +30,7 @@ def _matplotlib_each(fig) -> tuple[bytes, ...]:
     return tuple(saved[fmt] for fmt in FORMATS)
 
 
+@pytest.mark.slow  # every frame drawn three times in every format, the PNG at twice the page's resolution
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("fig_id", FIGURES)
 def test_our_canvases_draw_the_bytes_matplotlibs_own_canvases_draw(fig_id, lang):

@@ -15,7 +15,9 @@ from urllib.parse import urlparse
 
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup, NavigableString
+from bs4 import NavigableString
+
+from built_pages import parsed
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -93,7 +95,7 @@ def test_a_symbol_reads_as_text_in_the_table_of_contents(site):
     assert toc_title(r"\(\alpha\) · blend ratio") == "α · blend ratio"
     assert toc_title(r"\(W^Q\)") == "W^Q"
     for lang in LANGS:
-        toc = BeautifulSoup((site / built("glossary.md", lang)).read_text(encoding="utf-8"), "html.parser")
+        toc = parsed(site / built("glossary.md", lang))
         titles = [a.get_text(" ", strip=True) for a in toc.select("nav.md-nav--secondary a")]
         assert "d_model · " in " ".join(titles) and not [t for t in titles if "\\" in t]
 
@@ -175,7 +177,7 @@ def built(page: str, lang: str) -> str:
 
 
 def article(site: Path, page: str, lang: str):
-    return BeautifulSoup((site / built(page, lang)).read_text(encoding="utf-8"), "html.parser").select_one("article")
+    return parsed(site / built(page, lang)).select_one("article")
 
 
 def first_uses(site: Path, page: str, lang: str) -> dict[str, tuple[str | None, str]]:
@@ -231,7 +233,7 @@ def _heading_text(el) -> str:
 def first_explained(site: Path, lang: str) -> list[tuple[str, str, str, str]]:
     """(entry id, the link's words, the heading it lands on as "page title · heading", or why not)."""
     page = site / built("glossary.md", lang)
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    soup = parsed(page)
     found = []
     for h3 in soup.select("article h3[id]"):
         links = []
@@ -249,7 +251,7 @@ def first_explained(site: Path, lang: str) -> list[tuple[str, str, str, str]]:
         if not target.is_file() or not url.fragment:
             found.append((h3["id"], links[0].get_text(), f"no page {url.path}#{url.fragment}"))
             continue
-        there = BeautifulSoup(target.read_text(encoding="utf-8"), "html.parser")
+        there = parsed(target)
         heading = there.select_one(f"article #{url.fragment}")
         if heading is None or heading.name not in ("h2", "h3", "h4"):
             found.append((h3["id"], links[0].get_text(), f"no heading #{url.fragment} in {url.path}"))

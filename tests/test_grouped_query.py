@@ -11,7 +11,9 @@ import pytest
 
 from mha_ref import costs, models
 from mha_ref.attention import init_params, mha_trace, multi_head_attention, multi_head_attention_loop
+from own_process import in_own_process
 from test_attention import random_mask, reference_mha
+from test_costs_models import WIDE
 
 # (d_model, h, kv_heads): every divisor of h for a few widths, multi-query (1) and plain (h) included
 SHAPES = [(d, h, kv) for d, h in ((8, 4), (12, 6), (8, 8), (6, 3)) for kv in range(1, h + 1) if h % kv == 0]
@@ -182,11 +184,21 @@ def test_gqa_t5_numbers_equal_facts():
     assert math.isclose(g["mha_score"] - g["gqa8_score"], 0.1)
 
 
-@pytest.mark.parametrize("m", [m for m in models.PUBLISHED_MODELS if m.kv_heads], ids=lambda m: m.name)
+@pytest.mark.parametrize("m", [pytest.param(m, id=m.name, marks=[pytest.mark.slow] if m.d_model >= WIDE else [])
+                               for m in models.PUBLISHED_MODELS if m.kv_heads])
 def test_the_block_runs_at_the_published_grouped_query_shapes(m):
     """Llama 3's own shapes, its key/value heads shared as its model card says, checked against a
-    direct computation at n = 2 in which query head i reads key/value head i // (heads / kv_heads)."""
+    direct computation at n = 2 in which query head i reads key/value head i // (heads / kv_heads).
+    Wide ones in a process of their own: the key/value heads repeated take twice the weights."""
+    if m.d_model >= WIDE:
+        in_own_process(_block_runs_at, m.name)
+    else:
+        _block_runs_at(m.name)
+
+
+def _block_runs_at(name: str) -> None:
     from test_costs_models import _shifted_params
+    m = models.model(name)
     n, d_k, group = 2, m.d_head, m.heads // m.kv_heads
     full = _shifted_params(m.d_model)
     p = full._replace(w_k=full.w_k[:, :m.kv_heads * d_k], w_v=full.w_v[:, :m.kv_heads * d_k])

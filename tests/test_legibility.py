@@ -9,6 +9,7 @@ import pytest
 
 from figures.kit.words import LANGS
 from figures.kit.style import NARROW_WIDTH, SMALLEST_PT, WIDTH
+from side_by_side import SideBySide
 
 DESKTOP_PX, PHONE_PX, MULTIPLE_PT = 11, 10, 7
 PHONE_COLUMN = 358  # CSS px a 390 px phone gives a figure (checked in the browser below)
@@ -62,24 +63,38 @@ SHOWN = """() => [...document.querySelectorAll('.md-content picture img')]
     .map(i => [new URL(i.currentSrc).pathname, i.getBoundingClientRect().width])"""
 
 
-@pytest.mark.parametrize("width, scheme", [(1280, "light"), (390, "light"), (390, "dark")])
-def test_the_page_shows_each_figure_in_the_drawing_that_reads_at_its_width(browser, served, checked_frames, width, scheme):
+CONFIGS = [(1280, "light"), (390, "light"), (390, "dark")]
+
+
+@pytest.fixture(scope="module")
+def shown_on_pages(browser, served):
+    """For each configuration, [(page, image file, width shown in CSS px)] of every figure image
+    shown on PAGES: a tab per configuration, the tabs going through the pages side by side."""
+    tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s} for w, s in CONFIGS})
+    shown = {config: [] for config in CONFIGS}
+    for path in PAGES:
+        tabs.goto(served + path, wait_until="networkidle")
+        tabs.evaluate(SCROLL_THROUGH)  # a lazy image loads when it comes near the viewport
+        for tab in tabs.tabs.values():
+            tab.wait_for_load_state("networkidle")
+        for config, images in tabs.evaluate(SHOWN).items():
+            shown[config] += [(path, src, width) for src, width in images]
+    tabs.close()
+    return shown
+
+
+@pytest.mark.parametrize("width, scheme", CONFIGS)
+def test_the_page_shows_each_figure_in_the_drawing_that_reads_at_its_width(shown_on_pages, checked_frames, width, scheme):
     """At 390 px the narrow drawing, at 1280 the wide one at its own size; the scheme's colours."""
     smallest = smallest_by_file(checked_frames)
-    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     small, seen = [], 0
-    for path in PAGES:
-        page.goto(served + path, wait_until="networkidle")
-        page.evaluate(SCROLL_THROUGH)  # a lazy image loads when it comes near the viewport
-        page.wait_for_load_state("networkidle")
-        for src, shown in page.evaluate(SHOWN):
-            file = src.lstrip("/")
-            assert file in smallest, (path, file)
-            assert (".dark." in file) == (scheme == "dark"), (path, file)
-            pt, figure_in, text = smallest[file]
-            least = MULTIPLE_PT / 72 * CSS_PX_PER_IN if path == "gallery/" else DESKTOP_PX if width > 600 else PHONE_PX
-            seen += 1
-            if shown_px(pt, figure_in, shown) < least:
-                small.append(f"{path} {file}: {text!r} {shown_px(pt, figure_in, shown):.1f} px, shown {shown:.0f} px wide")
-    page.close()
+    for path, src, shown in shown_on_pages[width, scheme]:
+        file = src.lstrip("/")
+        assert file in smallest, (path, file)
+        assert (".dark." in file) == (scheme == "dark"), (path, file)
+        pt, figure_in, text = smallest[file]
+        least = MULTIPLE_PT / 72 * CSS_PX_PER_IN if path == "gallery/" else DESKTOP_PX if width > 600 else PHONE_PX
+        seen += 1
+        if shown_px(pt, figure_in, shown) < least:
+            small.append(f"{path} {file}: {text!r} {shown_px(pt, figure_in, shown):.1f} px, shown {shown:.0f} px wide")
     assert seen > len(PAGES) and small == [], "\n".join(small[:20])

@@ -5,10 +5,7 @@ sees is checked. Offline: the MHA_OFFLINE=1 build is opened from disk (file://),
 a link followed. Skipped without chromium or Playwright, except under CI, where that fails.
 """
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -98,12 +95,10 @@ def test_screen_keeps_its_own_words_and_hides_the_print_ones(browser, served):
 
 
 @pytest.fixture(scope="module")
-def offline_site(tmp_path_factory, checked_frames):
+def offline_site(tmp_path_factory, checked_frames, mkdocs_build):
     """The README's build-only command with MHA_OFFLINE=1."""
     out = tmp_path_factory.mktemp("offline") / "site"
-    env = dict(os.environ, MHA_OFFLINE="1", NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                         env=env, capture_output=True, text=True)
+    run = mkdocs_build(out, MHA_OFFLINE="1")
     assert run.returncode == 0, run.stderr[-4000:]
     return out
 

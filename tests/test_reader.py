@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from side_by_side import SideBySide
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 # every page's path below a language's root: index.zh.md -> "", one-head-blends.zh.md -> "one-head-blends/"
 PAGES = sorted("" if p.name == "index.zh.md" else p.name.removesuffix(".zh.md") + "/" for p in DOCS.glob("*.zh.md"))
 LANG_ROOT = {"zh": "", "en": "en/"}
 
 
-@pytest.fixture(scope="module")
-def reader(browser):
-    """One tab that notes every console error, page error, failed request and HTTP error."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def _watched(page):
+    """The tab, noting every console error, page error, failed request and HTTP error in page.troubles."""
     page.troubles = []
     page.on("console", lambda m: page.troubles.append(f"console: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: page.troubles.append(f"page error: {e}"))
@@ -27,23 +27,37 @@ def reader(browser):
     page.on("requestfailed", lambda r: page.troubles.append(f"failed: {r.url} ({r.failure})")
             if "ERR_ABORTED" not in (r.failure or "") else None)
     page.on("response", lambda r: page.troubles.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    return page
+
+
+@pytest.fixture(scope="module")
+def reader(browser):
+    """One tab that notes every console error, page error, failed request and HTTP error."""
+    page = _watched(browser.new_page(viewport={"width": 1280, "height": 900}))
     yield page
     page.close()
 
 
-def _visit(page, url: str) -> None:
-    page.goto(url, wait_until="networkidle")
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # the lazy images below the fold too
-    page.wait_for_load_state("networkidle")
+@pytest.fixture(scope="module")
+def troubles_by_lang(browser, served):
+    """What a watched tab (as reader's) notes going through every page of a language, and the 404
+    page: a tab per language, the two going through their pages side by side."""
+    tabs = SideBySide(browser, {lang: {"viewport": {"width": 1280, "height": 900}} for lang in LANG_ROOT})
+    for tab in tabs.tabs.values():
+        _watched(tab)
+    for path in [*PAGES, None]:
+        tabs.goto(lambda lang: served + ("404.html" if path is None else LANG_ROOT[lang] + path), wait_until="networkidle")
+        tabs.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the lazy images below the fold too
+        for tab in tabs.tabs.values():
+            tab.wait_for_load_state("networkidle")
+    troubles = {lang: tab.troubles for lang, tab in tabs.tabs.items()}
+    tabs.close()
+    return troubles
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_no_page_logs_an_error_or_fails_a_request(reader, served, lang):
-    reader.troubles.clear()
-    for path in PAGES:
-        _visit(reader, served + LANG_ROOT[lang] + path)
-    _visit(reader, served + "404.html")
-    assert reader.troubles == [], "\n".join(reader.troubles)
+def test_no_page_logs_an_error_or_fails_a_request(troubles_by_lang, lang):
+    assert troubles_by_lang[lang] == [], "\n".join(troubles_by_lang[lang])
 
 
 def _switch(page, to: str) -> str:
@@ -156,19 +170,33 @@ def axe_source():
 
 
 # both schemes on a desktop, and a phone (its own layout: the drawer, the narrow figures)
-@pytest.mark.parametrize("width, scheme", [(1280, "light"), (1280, "dark"), (390, "dark")])
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, served, axe_source, width, scheme):
-    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    found = []
+AXE_CONFIGS = [(1280, "light"), (1280, "dark"), (390, "dark")]
+
+
+@pytest.fixture(scope="module")
+def axe_found(browser, served, axe_source):
+    """Every page's serious and critical axe violations in each configuration: a tab per
+    configuration, the tabs loading each page and running axe side by side (tests/side_by_side.py)."""
+    tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s}
+                                for w, s in AXE_CONFIGS})
+    found = {config: [] for config in AXE_CONFIGS}
     for lang in ("zh", "en"):
         for path in PAGES + (["404.html"] if lang == "zh" else []):
-            page.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
-            page.add_script_tag(content=axe_source)
-            found += [f"{LANG_ROOT[lang] + path}: {v}" for v in page.evaluate("""async () =>
+            tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+            for tab in tabs.tabs.values():
+                tab.add_script_tag(content=axe_source)
+            for config, violations in tabs.evaluate("""async () =>
                 (await axe.run(document, {resultTypes: ['violations']})).violations
                 .filter(v => ['serious', 'critical'].includes(v.impact))
-                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""")]
-    page.close()
+                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""").items():
+                found[config] += [f"{LANG_ROOT[lang] + path}: {v}" for v in violations]
+    tabs.close()
+    return found
+
+
+@pytest.mark.parametrize("width, scheme", AXE_CONFIGS)
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(axe_found, width, scheme):
+    found = axe_found[width, scheme]
     assert found == [], "\n".join(found[:20])
 
 

@@ -35,17 +35,14 @@ def _stop(server: subprocess.Popen) -> bool:
         return False
 
 
-def test_serve_reloads_edited_modules(checkout, warm_cache):
+def test_serve_reloads_edited_modules(checkout, warm_cache, mkdocs_serve):
     port = _free_port()
     temp = checkout / "temp"  # the server's temporary files, to check that it removes them
     temp.mkdir()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", TMPDIR=str(temp))
     log = (checkout.parent / "serve.log").open("w")  # a pipe nobody reads could fill and stall the server
-    # Ctrl-C must reach it even when pytest runs as a background job, which ignores SIGINT and
-    # would pass that on: Python keeps an inherited SIG_IGN, and the server would never stop.
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # Ctrl-C must reach it even when pytest runs as a background job (conftest's mkdocs_serve sees to it)
+    server = mkdocs_serve(port, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}/"
     try:
         _wait_for(base, "2,362,368", seconds=300)  # the first build draws every figure

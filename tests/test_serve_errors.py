@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -68,12 +67,11 @@ def copy(checkout, warm_cache):
 
 
 @pytest.fixture
-def serve(copy):
+def serve(copy, mkdocs_serve):
     """`mkdocs serve` in the copy, after its first build: (base url, a function giving its log so far)."""
     port, log = _free_port(), copy / "serve.log"
     with open(log, "wb") as out:
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                                  cwd=copy, env=_env(), stdout=out, stderr=subprocess.STDOUT)
+        server = mkdocs_serve(port, cwd=copy, env=_env(), stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
         _wait_for(base, "the cat ate and it ran", seconds=400)
@@ -182,10 +180,9 @@ def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):
     (DRAW, BROKEN_DRAW, "figure 'width-slices' (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose"),
     (CONTROL, BROKEN_CONTROL, "figure 'width-slices' (every language, every frame) failed to import: ZeroDivisionError"),
 ])
-def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new, first_line):
+def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new, first_line, mkdocs_build):
     _edit(copy / "figures/gallery/width_slices.py", old, new)
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(copy / "site")],
-                         cwd=copy, env=_env(), capture_output=True, text=True, timeout=600)
+    run = mkdocs_build(copy / "site", cwd=copy, timeout=600)
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if not line.startswith("INFO")]
     assert errors[0].startswith("ERROR") and first_line in errors[0], run.stderr[-3000:]
@@ -194,15 +191,24 @@ def test_a_strict_build_stops_on_a_broken_figure_naming_it_first(copy, old, new,
 
 
 @pytest.mark.parametrize("command", ["build", "serve"])
-def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_and_line(copy, command):
+def test_a_syntax_error_in_mha_ref_before_any_good_build_is_one_line_with_file_and_line(copy, command, mkdocs_build,
+                                                                                        mkdocs_serve):
     """`mkdocs build`, and serve's first build (mkdocs runs it before its serve loop and stops when it
     fails), name the file and line on their first error line, the traceback after it."""
     toy = copy / "mha_ref/example/toy.py"
     source = toy.read_text()
     toy.write_text(source + "\ndef broken(:\n    pass\n")
-    args = ["-d", str(copy / "site")] if command == "build" else ["-a", f"127.0.0.1:{_free_port()}"]
-    run = subprocess.run([sys.executable, "-m", "mkdocs", command, *args], cwd=copy, env=_env(),
-                         capture_output=True, text=True, timeout=300)
+    if command == "build":
+        run = mkdocs_build(copy / "site", cwd=copy, timeout=300, strict=False)
+    else:
+        server = mkdocs_serve(_free_port(), cwd=copy, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+        try:
+            stdout, stderr = server.communicate(timeout=300)
+        finally:
+            server.kill()  # it stops by itself on the failed build; this only ends one that hangs
+            server.wait()
+        run = subprocess.CompletedProcess(server.args, server.returncode, stdout, stderr)
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if line.startswith(("ERROR", "Traceback"))]
     line = source.count("\n") + 2

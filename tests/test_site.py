@@ -1,10 +1,7 @@
 """The built site: strict build, language twins, anchors, search, math, and no third-party host."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
@@ -12,6 +9,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from built_pages import parsed
 from figures.engine import registry
 from figures.publish.identity import IDENTITY
 
@@ -31,7 +29,7 @@ SITE_HOST = urlparse(IDENTITY.site_url).netloc
 
 
 def _html(site, rel):
-    return BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+    return parsed(site / rel)
 
 
 def _built(page: Path, lang: str) -> str:
@@ -324,7 +322,7 @@ def test_built_site_requests_no_third_party_host(site):
     assert "repo_url" not in config and config["theme"]["font"] is False
     for path in site.rglob("*"):
         if path.suffix == ".html":
-            soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+            soup = parsed(path)
             assert not soup.select(".mermaid, pre.mermaid"), path
             for el in soup.find_all(True):
                 for attr in ("src", "href", "srcset", "data", "poster", "action", "content"):
@@ -431,11 +429,9 @@ def test_numbering_refuses_twins_that_place_the_same_figures_in_another_order(tm
     assert {i: n.number for i, n in numbers.items()} == {"width-slices": "1.1", "peak-dip": "1.2", "blend-rows": "1.3"}
 
 
-def test_a_page_in_one_language_only_fails_the_build(checkout):
+def test_a_page_in_one_language_only_fails_the_build(checkout, mkdocs_build):
     (checkout / "docs/extra.zh.md").write_text("# 额外 {#extra}\n\n只有中文。\n", encoding="utf-8")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(checkout / "out")],
-                         cwd=checkout, env=env, capture_output=True, text=True)
+    run = mkdocs_build(checkout / "out", cwd=checkout)
     assert run.returncode != 0
     assert "extra.zh.md has no en twin extra.en.md" in run.stderr, run.stderr[-2000:]
 
@@ -455,11 +451,9 @@ SUB_PATH_URL = "https://owner.github.io/some-repo/"
 
 
 @pytest.fixture(scope="module")
-def sub_path_site(tmp_path_factory, checked_frames):
+def sub_path_site(tmp_path_factory, checked_frames, mkdocs_build):
     out = tmp_path_factory.mktemp("sub-path") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_SITE_URL=SUB_PATH_URL)
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                         env=env, capture_output=True, text=True)
+    run = mkdocs_build(out, MHA_SITE_URL=SUB_PATH_URL)
     assert run.returncode == 0, run.stderr[-4000:]
     return out
 
