@@ -92,13 +92,17 @@ def outside_math(text: str) -> str:
 
 
 class CachedFiles(Mapping):
-    """A frame's files by format, read from the figure cache each time one is asked for."""
+    """A frame's files by format, read from the figure cache (checked, as the build reads them) each
+    time one is asked for."""
 
     def __init__(self, paths: dict[str, Path]):
         self.paths = paths
 
     def __getitem__(self, fmt: str) -> bytes:
-        return self.paths[fmt].read_bytes()
+        data = from_env().get(self.paths[fmt])
+        if data is None:
+            raise KeyError(f"{self.paths[fmt]} ({fmt}) is no longer in the figure cache")
+        return data
 
     def __iter__(self):
         return iter(self.paths)
