@@ -20,6 +20,7 @@ from checkout_copy import copy_checkout
 from figures.engine.cache import ENV
 from mha_ref.tiny import train
 from figures.publish import bundles
+from site_builds import BUILDS, Build
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,9 +65,11 @@ def warm_cache(checked_frames):
 
 # A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
 # holds them all): a fixture that builds the site or runs the server depends on one of these.
-MARKED_BY = {"build": {"site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"}, "serve": {"mkdocs_serve"}}
+MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"},
+             "serve": {"mkdocs_serve"}}
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
+BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
 
 @pytest.hookimpl(wrapper=True)
@@ -80,6 +83,7 @@ def pytest_collection_modifyitems(config, items):
     # background from the session's start while the others run. A session that builds nothing
     # draws only what the pages show; one that builds the site also the downloads it needs.
     items.sort(key=lambda item: "checked_frames" in item.fixturenames)
+    config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
     if any("checked_frames" in item.fixturenames for item in items):
         from frame_checks import page_formats
         builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))
@@ -115,11 +119,42 @@ def mkdocs_serve():
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, checked_frames, mkdocs_build):
-    out = tmp_path_factory.mktemp("build") / "site"
-    run = mkdocs_build(out)
-    assert run.returncode == 0, run.stderr[-4000:]
-    return out
+def site_builds(tmp_path_factory, checked_frames, request):
+    """site_builds(name): the folder of the build of that name (site_builds.BUILDS), built once per
+    session. Every frame being cached, the builds the session's tests use start side by side."""
+    started = {}
+
+    def start(name):
+        started[name] = Build(ROOT, tmp_path_factory.mktemp(name.replace("_", "-")) / "site", BUILDS[name])
+
+    for name in sorted(request.config.stash.get(BUILDS_USED, ())):
+        start(name)
+
+    def result(name):
+        if name not in started:  # a fixture asked for by name only
+            start(name)
+        return started[name].result()
+    yield result
+    for build in started.values():
+        build.stop()
+
+
+@pytest.fixture(scope="session")
+def site(site_builds):
+    """The site as published, built by `mkdocs build --strict`."""
+    return site_builds("site")
+
+
+@pytest.fixture(scope="session")
+def offline_site(site_builds):
+    """The README's build-only command with MHA_OFFLINE=1: the copy that works from disk."""
+    return site_builds("offline_site")
+
+
+@pytest.fixture(scope="session")
+def sub_path_site(site_builds):
+    """The site published under a sub-path (MHA_SITE_URL=SUB_PATH_URL), as GitHub Pages serves a project."""
+    return site_builds("sub_path_site")
 
 
 @pytest.fixture

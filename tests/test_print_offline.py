@@ -6,13 +6,11 @@ a link followed. Skipped without chromium or Playwright, except under CI, where 
 """
 
 import re
-from pathlib import Path
 
 import pytest
 
 from test_legibility import MULTIPLE_PT, shown_px, smallest_by_file
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["one-head-blends/", "heads-side-by-side/", "what-it-costs/"]
 # words that tell a reader to work a control: in print there is none
 SLIDER_WORDS = re.compile(r"滑块|拖|slider|drag|step through|move the", re.I)
@@ -92,15 +90,6 @@ def test_screen_keeps_its_own_words_and_hides_the_print_ones(browser, served):
     text = page.evaluate("() => document.querySelector('.md-content').innerText")
     page.close()
     assert "滑块" in text and "逐帧画出" not in text
-
-
-@pytest.fixture(scope="module")
-def offline_site(tmp_path_factory, checked_frames, mkdocs_build):
-    """The README's build-only command with MHA_OFFLINE=1."""
-    out = tmp_path_factory.mktemp("offline") / "site"
-    run = mkdocs_build(out, MHA_OFFLINE="1")
-    assert run.returncode == 0, run.stderr[-4000:]
-    return out
 
 
 def _search(page, query: str) -> list[str]:

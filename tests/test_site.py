@@ -10,6 +10,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from built_pages import parsed
+from site_builds import SUB_PATH_URL
 from figures.engine import registry
 from figures.publish.identity import IDENTITY
 
@@ -446,17 +447,6 @@ def test_untwinned_pages_are_named_in_both_directions(tmp_path):
 
 
 # published under a sub-path, as GitHub Pages serves a project ------------------------------------
-
-SUB_PATH_URL = "https://owner.github.io/some-repo/"
-
-
-@pytest.fixture(scope="module")
-def sub_path_site(tmp_path_factory, checked_frames, mkdocs_build):
-    out = tmp_path_factory.mktemp("sub-path") / "site"
-    run = mkdocs_build(out, MHA_SITE_URL=SUB_PATH_URL)
-    assert run.returncode == 0, run.stderr[-4000:]
-    return out
-
 
 def _internal_links(page_html: str):
     soup = BeautifulSoup(page_html, "html.parser")
