@@ -1,6 +1,9 @@
 """Small helpers for the tests that check no process is left running: what runs below a process,
 and whether one has ended."""
 
+import os
+import signal
+import time
 from pathlib import Path
 
 
@@ -25,3 +28,15 @@ def below(pid: int) -> set[int]:
             todo.extend(kids - found)
             found |= kids
     return found
+
+
+def survivors(pids, seconds: float = 20) -> list[int]:
+    """The processes of `pids` still running after up to `seconds`; each is then killed, so that
+    nothing is left running whatever the test concludes."""
+    deadline = time.monotonic() + seconds
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in pids if not gone(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left

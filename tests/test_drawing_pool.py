@@ -15,7 +15,7 @@ import pytest
 from figures.engine import pool, registry, render
 from figures.engine.registry import FigureError
 from figures.engine.render import Frame
-from processes import below, gone
+from processes import below, survivors
 
 FORK = multiprocessing.get_context("fork")
 
@@ -139,10 +139,5 @@ def test_no_drawing_process_outlives_a_kill_9_of_the_process_that_started_it(che
     finally:
         parent.kill()
         parent.wait()
-    deadline = time.monotonic() + 20
-    while not all(gone(pid) for pid in running) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    survivors = [pid for pid in running if not gone(pid)]
-    for pid in survivors:  # leave nothing running, whatever the result
-        os.kill(pid, signal.SIGKILL)
-    assert survivors == [], f"{len(survivors)} of {len(running)} processes outlived a kill -9 of their parent"
+    left = survivors(running)
+    assert left == [], f"{len(left)} of {len(running)} processes outlived a kill -9 of their parent"
