@@ -8,22 +8,10 @@ from dataclasses import replace
 import pytest
 from pybtex.database import parse_string
 
-from figures.publish.identity import Identity
+import identities
 from figures.site import cite
 
-ID = Identity(
-    title={"zh": "多头注意力", "en": "Multi-head attention, explained"},
-    authors=("mha-explained contributors",),
-    version="1.2.0",
-    release_date="2026-11-30",
-    site_url="https://x.example/repo/",
-    repository="https://github.com/o/r",
-    source_link="{repository}/blob/v{version}/{path}#L{line}",
-    code_licence="MIT",
-    code_licence_url="https://opensource.org/license/mit",
-    content_licence="CC-BY-4.0",
-    content_licence_url="https://creativecommons.org/licenses/by/4.0/",
-)
+ID = identities.ID
 ZH = cite.PageCitation("zh", "one-head-blends", "一个头只能混合", "https://x.example/repo/one-head-blends/",
                        "2025-03-07", ID)
 EN = cite.PageCitation("en", "index", "Multi-head attention, explained", "https://x.example/repo/en/",

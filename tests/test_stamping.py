@@ -4,6 +4,7 @@ and nothing is built: test_downloads.py checks the built site's files."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import struct
@@ -18,24 +19,12 @@ from pypdf import PdfReader
 
 from figures.engine import registry
 from figures.kit.control import Control
-from figures.publish.identity import Identity
+import identities
 from figures.engine.render import Frame
 from figures.publish.numbering import FigureNumber
 from figures.publish import attribution, bundles, stamp
 
-ID = Identity(
-    title={"zh": "多头注意力", "en": "Multi-head attention, explained"},
-    authors=("张三", "Ann O'Neil"),
-    version="1.2.0",
-    release_date="2026-11-30",
-    site_url="https://x.example/repo/",
-    repository="https://github.com/o/r",
-    source_link="{repository}/blob/v{version}/{path}#L{line}",
-    code_licence="MIT",
-    code_licence_url="https://opensource.org/license/mit",
-    content_licence="CC-BY-4.0",
-    content_licence_url="https://creativecommons.org/licenses/by/4.0/",
-)
+ID = dataclasses.replace(identities.ID, authors=("张三", "Ann O'Neil"))  # a Chinese name, a quote
 
 A = attribution.Attribution(
     title="图 1.2 <注意> & “权重” 'q'",
