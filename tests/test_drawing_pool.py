@@ -88,6 +88,7 @@ DRAW = "def draw(lang: str, h: int):\n"
 HANGS = DRAW + ('    if lang == "en" and h == 4:\n        open(__file__ + ".hangs", "w").close()\n'
                 '        while True:\n            pass\n')
 EXITS = DRAW + '    if lang == "en" and h == 2:\n        import os\n        os._exit(7)\n'
+HANGS_ON_IMPORT = "while True:\n    pass\n\n\n" + DRAW  # the module never finishes importing
 
 
 def _edit(checkout: Path, new: str) -> None:
@@ -102,7 +103,9 @@ def _edit(checkout: Path, new: str) -> None:
             "MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line 4"),
     (EXITS, "error: figure 'width-slices' (en, frame h2) failed to draw: its drawing process exited with code 7 "
             "before it finished"),
-], ids=["hangs", "exits"])
+    (HANGS_ON_IMPORT, "error: figure 'width-slices' (every language, every frame) failed to import: still running "
+                      "after 10 s (the limit, MHA_FIGURE_TIMEOUT), so it was stopped (figures/gallery/width_slices.py"),
+], ids=["hangs", "exits", "hangs-on-import"])
 def test_the_cli_names_a_figure_that_hangs_or_ends_its_process(checkout, tmp_path, new, error):
     _edit(checkout, new)
     # a limit the other frames keep on a busy machine, each worker's first frame importing its modules

@@ -4,10 +4,15 @@ error that names a figure which failed to import or to draw."""
 from __future__ import annotations
 
 import importlib
+import signal
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from . import pool
 from ..gallery import ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,11 +74,51 @@ def located_at(where: list[tuple[str, int]]) -> str:
 
 
 def get(fig_id: str) -> ModuleType:
-    """The module that draws `fig_id`; an unknown id is refused by name, a failed import named (FigureError)."""
+    """The module that draws `fig_id`; an unknown id is refused by name, a failed import named
+    (FigureError), an import still running after the time limit stopped and named (`limited`)."""
     if fig_id not in ORDER:
         raise KeyError(f"unknown figure id {fig_id!r}; registered ids: {', '.join(ORDER)}")
+    with limited(fig_id, None, "import"):
+        try:
+            return importlib.import_module(module_name(fig_id))
+        except Exception as e:
+            raise FigureError.caught(e, fig_id, None, None, "import") from e
+
+
+class _OverTime(BaseException):
+    """Raised into a figure's code run in this process when it outlives the limit: a BaseException,
+    so that the figure's own `except Exception` cannot swallow it."""
+
+
+_running: list[str] = []  # the figure code now under a limit in this process (limits do not nest)
+
+
+@contextmanager
+def limited(fig_id: str, lang: str | None, stage: str) -> Iterator[None]:
+    """Run a figure's code in this process (its import, data(), readout()) under the time limit its
+    frames are drawn with (pool.limit_from_env): code still running after it is stopped and raises
+    FigureError, "still running after N s", with where it was, instead of hanging the build or the
+    server. A signal stops it, so only in the main thread (where `mkdocs build` and `mkdocs serve`
+    build); elsewhere, or inside another limit, the code runs without one."""
+    limit = pool.limit_from_env()
+    if (limit is None or _running or threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "setitimer")):
+        yield
+        return
+
+    def stop(signum, frame):  # where the code was, not this handler
+        raise _OverTime(located_at([(f.filename, f.lineno) for f in traceback.extract_stack(frame)]))
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    _running.append(fig_id)
+    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        return importlib.import_module(module_name(fig_id))
-    except Exception as e:
-        raise FigureError.caught(e, fig_id, None, None, "import") from e
+        yield
+    except _OverTime as e:
+        raise FigureError(fig_id, lang, None, f"still running after {limit:g} s (the limit, {pool.LIMIT_ENV}), "
+                          f"so it was stopped{e.args[0]}", traceback.format_exc(), stage) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _running.pop()
 

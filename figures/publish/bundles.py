@@ -82,6 +82,9 @@ class DataTableError(ValueError):
     """A figure's data() gave a table of the wrong shape."""
 
 
+DATA_STAGE = "give its data table"  # as a FigureError names it: "failed to give its data table"
+
+
 @lru_cache(maxsize=None)  # the CSV and the page's table are the same table: computed once per build
 def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]] | None:
     """(column heads, rows) of the figure's data(lang), the numbers it draws; None if it has no
@@ -89,7 +92,11 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
     data = getattr(registry.get(fig_id), "data", None)
     if data is None:
         return None
-    head, rows = data(lang)
+    with registry.limited(fig_id, lang, DATA_STAGE):
+        try:
+            head, rows = data(lang)
+        except Exception as e:
+            raise registry.FigureError.caught(e, fig_id, lang, None, DATA_STAGE) from e
     if not rows or any(len(r) != len(head) for r in rows):
         raise DataTableError(f"figure {fig_id}: data() must give rows of {len(head)} cells")
     return tuple(head), tuple(tuple(r) for r in rows)
@@ -119,7 +126,9 @@ def write_tables(langs, fig_ids, write, keep_going: bool = False) -> int:
             except Exception as e:
                 if keep_going:
                     continue
-                raise registry.FigureError.caught(e, fig_id, lang, None, "give its data table") from e
+                if isinstance(e, registry.FigureError):
+                    raise
+                raise registry.FigureError.caught(e, fig_id, lang, None, DATA_STAGE) from e
             if data is not None:
                 write(lang, csv_path(fig_id), data)
                 written += 1

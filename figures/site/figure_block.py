@@ -193,16 +193,24 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
                 page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
     """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link and
     `size` gives its image's width and height in CSS px (None: unknown); `home` and `page` as in
-    `_number_markup`. A figure that fails to import raises FigureError, or
-    with `show_failures` (mkdocs serve) is an error card in its place."""
+    `_number_markup`. A figure that fails to import, or whose data() or readout() fails or runs
+    past the time limit, raises FigureError, or with `show_failures` (mkdocs serve) is an error
+    card in its place."""
     try:
-        mod = registry.get(fig_id)
-    except KeyError as e:
-        raise MarkupError(f"{where}: {e.args[0]}") from None
-    except FigureError as e:
+        try:
+            mod = registry.get(fig_id)
+        except KeyError as e:
+            raise MarkupError(f"{where}: {e.args[0]}") from None
+        return _placed(mod, fig_id, lang, number, url, start, where, home, page, page_url, size)
+    except FigureError as e:  # failed to import, or its data() or readout() failed
         if not show_failures:
             raise
         return cards.figure_html(e.at(lang))
+
+
+def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None,
+            where: str, home, page: str | None, page_url: str | None,
+            size: Callable[[str], tuple[int, int] | None] | None) -> str:
     words = WORDS[lang]
     control = mod.CONTROL
     cap = caption(fig_id, lang, where)
@@ -213,7 +221,11 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     parts = []
     for i, frame in enumerate(frames(fig_id)):
         label = control.value_label(frame.value, lang) if control else ""
-        text = readout(lang, frame.value) if (readout and control) else label
+        with registry.limited(fig_id, lang, "give its readout"):
+            try:
+                text = readout(lang, frame.value) if (readout and control) else label
+            except Exception as e:
+                raise FigureError.caught(e, fig_id, lang, frame.slug, "give its readout") from e
         alt = alt_text + (f" ({label})" if label else "")
         files = "".join(f' data-{fmt}="{href}"' for fmt in save.FORMATS
                         if (href := _link(url, frame.path(fmt))) is not None)
