@@ -78,15 +78,17 @@ def cache_writable(folder: Path) -> bool:
     return not any(off == folder or off in folder.parents for off in _unwritable())
 
 
-def cache_unwritable(folder: Path, error: OSError) -> None:
-    """Turn writing into the cache `folder` off for the rest of the build, with one warning naming it.
-    Kept in the environment, so that the processes the build starts next (the drawing workers) skip
-    it too instead of each failing and warning again."""
+def cache_unwritable(folder: Path, error: OSError | None) -> None:
+    """Turn writing into the cache `folder` off for the rest of the build, with one warning naming it
+    (none when `error` is None: another process found it and warned). Kept in the environment, so
+    that the processes the build starts next (the drawing workers) skip it too instead of each
+    failing and warning again."""
     if not cache_writable(folder):
         return
     os.environ[UNWRITABLE_ENV] = os.pathsep.join(map(str, [*_unwritable(), folder]))
-    log.warning(f"cache folder {folder} cannot be written ({error.strerror or error}): nothing more is kept "
-                "there in this build; what it holds is still read")
+    if error is not None:
+        log.warning(f"cache folder {folder} cannot be written ({error.strerror or error}): nothing more is "
+                    "kept there in this build; what it holds is still read")
 
 
 def cache_writable_again() -> None:

@@ -146,6 +146,30 @@ def test_an_interrupted_save_leaves_no_file_under_the_real_name(cache, monkeypat
     np.testing.assert_array_equal(train.load(cache / name, SMALL).model.embed, t.model.embed)
 
 
+def test_a_process_that_waited_for_a_training_that_could_not_be_kept_neither_saves_nor_warns(cache, monkeypatch,
+                                                                                              caplog):
+    """Under a full disk, the build's processes that need the weights at once (its PREPARE, the
+    workers) wait for one training; the one that trained warns, the others train for themselves,
+    write nothing and say nothing more: one warning per build, not one per process."""
+    import fcntl
+    import threading
+
+    cache.mkdir(parents=True)
+    holder = open(cache / ".lock", "a")
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process trains
+    monkeypatch.setattr(train, "save", lambda t, path: pytest.fail("saved after the other process could not"))
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(train.trained(SMALL)))
+    waiter.start()
+    waiter.join(2)
+    assert waiter.is_alive()  # waiting for the lock
+    holder.close()  # it ends without having kept the weights (it warned, in its own process)
+    waiter.join(60)
+    assert fingerprint(got[0]) == fingerprint(train.train(SMALL))
+    assert warnings(caplog) == [] and kept_files(cache) == []
+    assert not store.cache_writable(cache)  # nor does it try again in this build
+
+
 def truncated(path: Path) -> None:
     path.write_bytes(path.read_bytes()[:1000])
 

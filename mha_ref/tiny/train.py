@@ -180,8 +180,16 @@ def _train_and_keep(config: TrainConfig, path: Path) -> Trained | None:
         store.cache_unwritable(path.parent, e)
         return None
     with lock:  # two figure workers wait for one training
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:  # another process trains: wait for its weights
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
         t = _kept(path, config)
+        if t is None and waited:  # it trained and could not keep them: nor could this one (it warned)
+            store.cache_unwritable(path.parent, None)
+            return None
         if t is None:
             t = train(config)
             save(t, path)
