@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session", autouse=True)
 def figure_cache(tmp_path_factory, request):
-    """The session's builds and CLI runs share a figure cache of their own, empty at the start: every
-    frame is drawn afresh. Its trained/ folder, though, is the one `mkdocs build` uses here
+    """The session's builds and CLI runs share a figure cache of their own, empty at the start: the
+    frame checks fill it, drawing every frame, or taking the frames an earlier session drew and
+    checked from the same code (tests/frame_checks.py, Kept). Its trained/ folder, though, is the one `mkdocs build` uses here
     (.cache/figures/trained/, or MHA_FIGURE_CACHE's): the page-4 model's weights, named by a digest
     of the code that trains them, are trained once and then loaded by every session. The tests of
     training itself (test_training.py) train in caches of their own."""

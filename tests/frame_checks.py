@@ -1,14 +1,23 @@
-"""Every frame of every figure drawn once per session, in a pool, and read as it is drawn: the
-glyph, symbol and plural checks of the Figure, and the files it becomes (SVG and its variants, and
-the PDF and PNG downloads when the site has them and the session builds it). The workers put the
-files into the session's figure cache, so the site build that follows draws nothing again, and
-hand back only what they found: the files are read from the cache when a test asks for them. The
-pool starts when the session does (Checking) and draws while the tests that need no frame run;
-this process receives little meanwhile (a test measuring its own allocations sees none of it)."""
+"""Every frame of every figure drawn once, in a pool, and read as it is drawn: the glyph, symbol and
+plural checks of the Figure, and the files it becomes (SVG and its variants, and the PDF and PNG
+downloads when the site has them and the session builds it). The workers put the files into the
+session's figure cache, so the site build that follows draws nothing again, and hand back only what
+they found: the files are read from the cache when a test asks for them. The pool starts when the
+session does (Checking) and draws while the tests that need no frame run; this process receives
+little meanwhile (a test measuring its own allocations sees none of it).
+
+What a frame's checks found is kept between sessions (Kept, in .cache/frame-checks/), with its
+files, under the name of the frame's files in the figure cache: a digest of everything the frame
+is drawn from (figures/engine/sources.py) and of this file. A later session whose frame has the
+same name links the files into its own cache and reads the findings instead of drawing the frame
+again; an edit to the figure, to what it reaches or to these checks gives new names, and the frame
+is drawn and checked afresh. A fresh clone (CI) keeps nothing, and draws every frame."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import re
 import warnings
@@ -23,11 +32,15 @@ from matplotlib.text import Text
 
 import figures.engine.render
 from figures.engine import registry
-from figures.engine.cache import from_env
+from figures.engine.cache import CHECK, from_env
 from figures.engine.render import Frame, cores, plan, render_set
 from figures.kit.words import LANGS
 from figures.engine.save import to_bytes_each
 from figures.publish import bundles
+from mha_ref import store
+
+KEPT = Path(__file__).resolve().parents[1] / ".cache" / "frame-checks"  # ignored by git, as all of .cache
+KEEP = 20000  # files kept after pruning: the whole suite's frames are about 7,600 files, the fast loop's 2,500
 
 # "1 heads", "1 columns": a count of one with a plural noun (the English text only)
 ONE_WITH_PLURAL = re.compile(r"(?<![\d.,])\b1 (?!is\b|was\b|has\b)[a-z]+s\b")
@@ -111,9 +124,69 @@ class CachedFiles(Mapping):
         return len(self.paths)
 
 
+class Kept:
+    """Findings and files of frames checked in an earlier session, by the names of their files."""
+
+    def __init__(self, folder: Path = KEPT):
+        self.folder = folder
+        self.stamp = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]  # what the checks are
+
+    def _record(self, paths: dict[str, Path]) -> Path:
+        names = "\0".join(f"{fmt}={paths[fmt].name}" for fmt in sorted(paths))
+        return self.folder / f"{hashlib.sha256((self.stamp + names).encode()).hexdigest()}.json"
+
+    def take(self, paths: dict[str, Path]) -> Checked | None:
+        """The Checked kept for a frame whose files go to `paths`, its files linked there; None if
+        none is kept whole (then the frame is drawn)."""
+        try:
+            found = json.loads(self._record(paths).read_text())
+            for path in paths.values():
+                if not path.exists():
+                    _copy(self.folder / "files" / path.name, path)
+        except (OSError, ValueError):
+            return None
+        return Checked(CachedFiles(paths), "", found["missing"], found["fallbacks"], found["underscores"],
+                       found["plurals"], [tuple(s) for s in found["smallest"]])
+
+    def keep(self, paths: dict[str, Path], checked: Checked) -> None:
+        """Keep a frame's findings and files (already in the figure cache at `paths`) for later
+        sessions; a folder that cannot be written keeps nothing, and the frames are drawn next time."""
+        try:
+            for path in paths.values():
+                if not (self.folder / "files" / path.name).exists():
+                    _copy(path, self.folder / "files" / path.name)
+            found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest")}
+            store.write_atomic(self._record(paths), json.dumps(found).encode())
+        except (OSError, ValueError):
+            pass
+
+    def prune(self, keep: int = KEEP) -> None:
+        """Forget all but the `keep` most recently written files (findings and frames)."""
+        try:
+            files = sorted((p for p in self.folder.rglob("*") if p.is_file()), key=lambda p: p.stat().st_mtime)
+            for p in files[:max(len(files) - keep, 0)]:
+                p.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A file of the figure cache copied whole (never linked: a test that damages a file of its
+    session's cache on purpose must not damage what later sessions take); one that does not end
+    with the digest of its bytes, as every file of the figure cache does, is refused (ValueError)."""
+    data = source.read_bytes()
+    if hashlib.sha256(data[:-CHECK]).digest() != data[-CHECK:]:
+        raise ValueError(f"{source} is damaged")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")  # renamed whole: never half there
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
 def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> Checked:
     """render_set() one frame in the formats asked, reading the Figure it serialises on its way; with
-    paths (by format, in the figure cache) the files go there, and the Checked reads them there."""
+    paths (by format, in the figure cache) the files go there, and the Checked reads them there, and
+    is kept for later sessions (Kept)."""
     frame, lang, fmts, paths = task
     drawn = []
     with warnings.catch_warnings(record=True) as caught, \
@@ -130,7 +203,7 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         files = CachedFiles(paths)
     words = [t.get_text() for t in texts(drawn[0])]
     smallest = [min((t.get_fontsize(), fig.get_size_inches()[0], t.get_text()) for t in texts(fig)) for fig in drawn]
-    return Checked(
+    checked = Checked(
         files, "",
         missing=[str(w.message) for w in caught if "missing" in str(w.message).lower()],
         fallbacks=[msg for t in texts(drawn[0]) for msg in fallbacks(t)],
@@ -138,6 +211,9 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
         smallest=smallest,
     )
+    if paths is not None:
+        Kept().keep(paths, checked)
+    return checked
 
 
 def page_formats() -> tuple[str, ...]:
@@ -162,14 +238,21 @@ class Checking:
             digest = dict(zip(modules, cache.digests(modules)))
             paths = {(f, lang): {fmt: cache.path(digest[registry.module_name(f.fig_id)], lang, f.slug, fmt) for fmt in fmts}
                      for f, lang in self.keys}
+        kept = Kept()
+        self.found = {key: kept.take(paths[key]) for key in self.keys if paths[key] is not None}
+        drawn = [key for key in self.keys if self.found.get(key) is None]
         self.pool = ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method())
-        self.results = self.pool.map(check, [(f, lang, fmts, paths[f, lang]) for f, lang in self.keys], chunksize=4)
+        self.results = self.pool.map(check, [(f, lang, fmts, paths[f, lang]) for f, lang in drawn], chunksize=4)
+        self.drawn = drawn
 
     def result(self) -> dict[tuple[Frame, str], Checked]:
         try:
-            return dict(zip(self.keys, self.results))
+            fresh = dict(zip(self.drawn, self.results))
         finally:
             self.pool.shutdown()
+        if self.drawn:
+            Kept().prune()
+        return {key: fresh[key] if key in fresh else self.found[key] for key in self.keys}
 
     def cancel(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -99,12 +99,14 @@ def _edit(checkout: Path, new: str) -> None:
 
 
 @pytest.mark.parametrize("new, error", [
-    (HANGS, "error: figure 'width-slices' (en, frame h4) failed to draw: still drawing after 10 s (the limit, "
-            "MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line 4"),
+    pytest.param(HANGS, "error: figure 'width-slices' (en, frame h4) failed to draw: still drawing after 10 s (the "
+                 "limit, MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line 4",
+                 marks=pytest.mark.slow),  # waits out the limit; the pool's own tests above keep it in the fast loop
     (EXITS, "error: figure 'width-slices' (en, frame h2) failed to draw: its drawing process exited with code 7 "
             "before it finished"),
-    (HANGS_ON_IMPORT, "error: figure 'width-slices' (every language, every frame) failed to import: still running "
-                      "after 10 s (the limit, MHA_FIGURE_TIMEOUT), so it was stopped (figures/gallery/width_slices.py"),
+    pytest.param(HANGS_ON_IMPORT, "error: figure 'width-slices' (every language, every frame) failed to import: "
+                 "still running after 10 s (the limit, MHA_FIGURE_TIMEOUT), so it was stopped "
+                 "(figures/gallery/width_slices.py", marks=pytest.mark.slow),  # as tests/test_figure_limits.py, by the CLI
 ], ids=["hangs", "exits", "hangs-on-import"])
 def test_the_cli_names_a_figure_that_hangs_or_ends_its_process(checkout, tmp_path, new, error):
     _edit(checkout, new)

@@ -14,7 +14,7 @@ from figures.engine.registry import FigureError
 from figures.publish import bundles
 from figures.site import figure_block
 
-LIMIT = 0.5
+LIMIT = 0.25
 HANGS = "x = 0\nwhile True:\n    x += 1\n"  # a figure module whose import never ends (lines 2-3 loop)
 
 

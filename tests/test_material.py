@@ -88,8 +88,8 @@ def test_a_material_that_changed_is_named_not_silently_shipped(tmp_path):
         material.without_color_scheme_meta(tmp_path)
 
 
-# A trace of the page load: the style recalculations a script forced, with how many elements each
-# touched. Before the three changes, Material's start forced three that restyled the whole page.
+# A trace of the page load: the style recalculations, with how many elements each touched. Before the
+# three changes, Material's start forced three that restyled the whole page after it was first styled.
 # Each change of <body>'s scheme, with the document's readyState then ("loading": while parsed).
 SCHEME_CHANGES = """
 window.mhaSchemeChanges = [];
@@ -110,11 +110,14 @@ def test_materials_start_restyles_no_whole_page_and_the_page_follows_the_scheme(
     page.wait_for_timeout(1500)
     events = json.loads(browser.stop_tracing())["traceEvents"]
     elements = page.evaluate("document.getElementsByTagName('*').length")
-    forced = [e["args"]["elementCount"] for e in events
-              if e.get("name") == "UpdateLayoutTree" and e.get("ph") == "X"
-              and e.get("args", {}).get("beginData", {}).get("stackTrace") and "elementCount" in e["args"]]
-    assert forced, "the trace shows no style recalculation forced by a script: it measures nothing"
-    assert max(forced) < elements / 2, f"a script restyled {max(forced)} of {elements} elements: {forced}"
+    # every style recalculation, a script's or the browser's own: the page is styled whole at most once, when
+    # it first is, by whichever comes first (Material's start reads the scroll position, which forces
+    # it when the script runs before the browser has styled the page: a matter of timing)
+    counts = [e["args"]["elementCount"] for e in events
+              if e.get("name") == "UpdateLayoutTree" and e.get("ph") == "X" and "elementCount" in e.get("args", {})]
+    assert counts, "the trace shows no style recalculation: it measures nothing"
+    whole = [n for n in counts if n > elements / 2]
+    assert len(whole) <= 1, f"{len(whole)} style recalculations restyled most of the {elements} elements: {counts}"
 
     # the reader's scheme was set while the page was parsed, before Material's script: it never
     # draws the page in one scheme and then restyles all of it in the other

@@ -161,7 +161,7 @@ def test_a_process_that_waited_for_a_training_that_could_not_be_kept_neither_sav
     got = []
     waiter = threading.Thread(target=lambda: got.append(train.trained(SMALL)))
     waiter.start()
-    waiter.join(2)
+    waiter.join(0.5)
     assert waiter.is_alive()  # waiting for the lock
     holder.close()  # it ends without having kept the weights (it warned, in its own process)
     waiter.join(60)
