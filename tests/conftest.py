@@ -39,7 +39,7 @@ def figure_cache(tmp_path_factory, request):
     (folder / "trained").symlink_to(trained, target_is_directory=True)
     os.environ[ENV] = str(folder)
     formats = request.config.stash.get(CHECK_FORMATS, None)
-    if formats is None:
+    if formats is None or os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
         yield
         return
     from frame_checks import Checking
@@ -53,7 +53,7 @@ def checked_frames(figure_cache, request):
     """Every frame drawn once, checked, and its files cached for the build (tests/frame_checks.py):
     drawn in the background since the session started."""
     from frame_checks import Checking
-    checking = request.config.stash.get(CHECKING, None) or Checking()
+    checking = request.config.stash.get(CHECKING, None) or Checking(request.config.stash.get(CHECK_FORMATS, None))
     return checking.result()
 
 
@@ -73,12 +73,22 @@ CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
 
+# With pytest-xdist (the whole suite: -n 3 --dist loadgroup), the tests that share a session fixture
+# too costly to make twice run in one process: the built sites, the browser and every test reading
+# all frames in one, the copies of the checkout that build or serve in another; the rest anywhere.
+SHARED = {"site": {"site_builds", "chromium", "browser", "checked_frames"}, "copies": {"mkdocs_serve", "mkdocs_build"}}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
+    grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
         for marker, fixtures in MARKED_BY.items():
             if fixtures & set(item.fixturenames):
                 item.add_marker(marker)
+        group = next((name for name, fixtures in SHARED.items() if fixtures & set(item.fixturenames)), None)
+        if grouped and group:
+            item.add_marker(pytest.mark.xdist_group(group))
     yield  # pytest's own: -m and -k deselect, fixtures reorder
     # The tests that read every frame (checked_frames) run last: the frames are drawn in the
     # background from the session's start while the others run. A session that builds nothing

@@ -15,6 +15,7 @@ is drawn and checked afresh. A fresh clone (CI) keeps nothing, and draws every f
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -160,10 +161,22 @@ class Kept:
         except (OSError, ValueError):
             pass
 
+    def lock(self):
+        """Wait until no other process draws frames into this folder, then hold it (an open file:
+        closing it lets the next one in); None when the folder cannot be written."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            held = open(self.folder / ".lock", "a")
+        except OSError:
+            return None
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return held
+
     def prune(self, keep: int = KEEP) -> None:
         """Forget all but the `keep` most recently written files (findings and frames)."""
         try:
-            files = sorted((p for p in self.folder.rglob("*") if p.is_file()), key=lambda p: p.stat().st_mtime)
+            files = sorted((p for p in self.folder.rglob("*") if p.is_file() and not p.name.startswith(".")),
+                           key=lambda p: p.stat().st_mtime)
             for p in files[:max(len(files) - keep, 0)]:
                 p.unlink(missing_ok=True)
         except OSError:
@@ -239,6 +252,7 @@ class Checking:
             paths = {(f, lang): {fmt: cache.path(digest[registry.module_name(f.fig_id)], lang, f.slug, fmt) for fmt in fmts}
                      for f, lang in self.keys}
         kept = Kept()
+        self.lock = kept.lock()  # another process of the suite drawing the same frames: wait, then take them
         self.found = {key: kept.take(paths[key]) for key in self.keys if paths[key] is not None}
         drawn = [key for key in self.keys if self.found.get(key) is None]
         self.pool = ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method())
@@ -250,9 +264,16 @@ class Checking:
             fresh = dict(zip(self.drawn, self.results))
         finally:
             self.pool.shutdown()
+            self.unlock()
         if self.drawn:
             Kept().prune()
         return {key: fresh[key] if key in fresh else self.found[key] for key in self.keys}
 
     def cancel(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.unlock()
+
+    def unlock(self) -> None:
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
