@@ -20,7 +20,7 @@ from checkout_copy import copy_checkout
 from figures.engine.cache import ENV
 from mha_ref.tiny import train
 from figures.publish import bundles
-from site_builds import BUILDS, Build
+from site_builds import BUILDS, Build, shared_builds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,22 +73,12 @@ CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
 
-# With pytest-xdist (the whole suite: -n 3 --dist loadgroup), the tests that share a session fixture
-# too costly to make twice run in one process: the built sites, the browser and every test reading
-# all frames in one, the copies of the checkout that build or serve in another; the rest anywhere.
-SHARED = {"site": {"site_builds", "chromium", "browser", "checked_frames"}, "copies": {"mkdocs_serve", "mkdocs_build"}}
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
         for marker, fixtures in MARKED_BY.items():
             if fixtures & set(item.fixturenames):
                 item.add_marker(marker)
-        group = next((name for name, fixtures in SHARED.items() if fixtures & set(item.fixturenames)), None)
-        if grouped and group:
-            item.add_marker(pytest.mark.xdist_group(group))
     yield  # pytest's own: -m and -k deselect, fixtures reorder
     # The tests that read every frame (checked_frames) run last: the frames are drawn in the
     # background from the session's start while the others run. A session that builds nothing
@@ -132,7 +122,12 @@ def mkdocs_serve():
 @pytest.fixture(scope="session")
 def site_builds(tmp_path_factory, checked_frames, request):
     """site_builds(name): the folder of the build of that name (site_builds.BUILDS), built once per
-    session. Every frame being cached, the builds the session's tests use start side by side."""
+    session. Every frame being cached, the builds the session's tests use start side by side.
+    Under pytest-xdist the session's processes share them: the first to need them builds them."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        yield from shared_builds(tmp_path_factory.getbasetemp().parent / "site-builds",
+                                 sorted(request.config.stash.get(BUILDS_USED, ())))
+        return
     started = {}
 
     def start(name):

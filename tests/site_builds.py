@@ -6,10 +6,13 @@ figure cache the builds draw nothing, and those the session's tests use start si
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SUB_PATH_URL = "https://owner.github.io/some-repo/"
 # by the fixture that hands the build to the tests: what it adds to the environment
@@ -36,3 +39,37 @@ class Build:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def shared_builds(folder: Path, names: list[str]):
+    """The builds of `names` in `folder`, shared by the processes of one pytest-xdist session: the
+    first process to get here builds them side by side, holding a lock; the others wait for it and
+    take the folders. Yields site_builds' result(name); a build asked for by name only is built by
+    whichever process asks, under the lock."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            _build_missing(folder, names)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def result(name: str) -> Path:
+        if not (folder / name / "done").exists():
+            with open(folder / ".lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                _build_missing(folder, [name])
+        return folder / name / "site"
+    yield result
+
+
+def _build_missing(folder: Path, names: list[str]) -> None:
+    started = {name: Build(ROOT, folder / name / "site", BUILDS[name]) for name in names
+               if not (folder / name / "done").exists() and (folder / name).mkdir(exist_ok=True) is None}
+    try:
+        for name, build in started.items():
+            build.result()
+            (folder / name / "done").touch()
+    finally:
+        for build in started.values():
+            build.stop()
