@@ -84,6 +84,15 @@ def pytest_collection_modifyitems(config, items):
     # background from the session's start while the others run. A session that builds nothing
     # draws only what the pages show; one that builds the site also the downloads it needs.
     items.sort(key=lambda item: "checked_frames" in item.fixturenames)
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
+        # several processes, each given a module at a time: the modules that wait longest (a server's
+        # rebuilds, the browser) first, so that the rest fills the time around them, not after them
+        waits = {}
+        for item in items:
+            module = item.nodeid.split("::")[0]
+            waits[module] = min(waits.get(module, 3), next((rank for rank, m in enumerate(("serve", "browser", "build"))
+                                                           if item.get_closest_marker(m)), 3))
+        items.sort(key=lambda item: waits[item.nodeid.split("::")[0]])
     config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
     if any("checked_frames" in item.fixturenames for item in items):
         from frame_checks import page_formats

@@ -29,7 +29,7 @@ DRAW = "def draw(lang: str, h: int):\n"
 BROKEN_DRAW = DRAW + '    if lang == "en" and h == 4:\n        raise ZeroDivisionError("broken on purpose")\n'
 # frame h4 loops for ever in English (the limit stops it, MHA_FIGURE_TIMEOUT=LIMIT)
 HANGING_DRAW = DRAW + '    while lang == "en" and h == 4:\n        pass\n'
-LIMIT = 30  # seconds: far more than a frame takes on a busy machine, little enough for a test
+LIMIT = 12  # seconds: far more than a frame takes on a busy machine, little enough for a test
 CONTROL = "CONTROL = heads_control("
 BROKEN_CONTROL = "CONTROL = 1 / 0 or heads_control("
 
