@@ -1,10 +1,9 @@
 """What a reader gets in a real browser (Playwright driving Debian's chromium, conftest): no console
 error or failed request on any page, a language switch that keeps the reader's place, search in the
 page's language, one 404 page in both languages, no layout shift from the slider, hidden frames
-fetched only when the reader comes near them, and no serious axe-core violation.
+fetched only when the reader comes near them (the axe-core audit: tests/test_axe.py).
 Skipped without chromium or Playwright, except under CI, where that fails."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -153,51 +152,6 @@ def test_the_slider_script_shifts_nothing_and_keeps_its_row_on_one_line(browser,
             .getBoundingClientRect().height, [...b.children].filter(f => getComputedStyle(f).visibility === 'visible').length])""")
         assert shown and all(height > 0 and visible == 1 for height, visible in shown), (path, shown)  # a stepper
     page.close()
-
-
-AXE = "axe-core@4.10.3"  # from the npm registry at test time, kept in .cache/npm/; never committed
-
-
-@pytest.fixture(scope="module")
-def axe_source():
-    from figures.site.offline import NpmError, npm_file
-    try:
-        return npm_file(AXE, "axe.min.js").read_text(encoding="utf-8")
-    except NpmError as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run axe-core: {e}")
-        pytest.skip(str(e))
-
-
-# both schemes on a desktop, and a phone (its own layout: the drawer, the narrow figures)
-AXE_CONFIGS = [(1280, "light"), (1280, "dark"), (390, "dark")]
-
-
-@pytest.fixture(scope="module")
-def axe_found(browser, served, axe_source):
-    """Every page's serious and critical axe violations in each configuration: a tab per
-    configuration, the tabs loading each page and running axe side by side (tests/side_by_side.py)."""
-    tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s}
-                                for w, s in AXE_CONFIGS})
-    found = {config: [] for config in AXE_CONFIGS}
-    for lang in ("zh", "en"):
-        for path in PAGES + (["404.html"] if lang == "zh" else []):
-            tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
-            for tab in tabs.tabs.values():
-                tab.add_script_tag(content=axe_source)
-            for config, violations in tabs.evaluate("""async () =>
-                (await axe.run(document, {resultTypes: ['violations']})).violations
-                .filter(v => ['serious', 'critical'].includes(v.impact))
-                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""").items():
-                found[config] += [f"{LANG_ROOT[lang] + path}: {v}" for v in violations]
-    tabs.close()
-    return found
-
-
-@pytest.mark.parametrize("width, scheme", AXE_CONFIGS)
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(axe_found, width, scheme):
-    found = axe_found[width, scheme]
-    assert found == [], "\n".join(found[:20])
 
 
 def test_a_hidden_frame_is_fetched_only_when_the_reader_comes_near_it(browser, served):

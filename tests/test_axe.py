@@ -1,0 +1,55 @@
+"""No serious or critical axe-core violation on any page, in both languages, in both schemes on a
+desktop and on a phone (its own layout: the drawer, the narrow figures). A module of its own: the
+longest browser check, run beside the others when the suite runs in several processes.
+Skipped without chromium or Playwright, except under CI, where that fails."""
+
+import os
+
+import pytest
+
+from side_by_side import SideBySide
+from test_reader import LANG_ROOT, PAGES
+
+AXE = "axe-core@4.10.3"  # from the npm registry at test time, kept in .cache/npm/; never committed
+
+
+@pytest.fixture(scope="module")
+def axe_source():
+    from figures.site.offline import NpmError, npm_file
+    try:
+        return npm_file(AXE, "axe.min.js").read_text(encoding="utf-8")
+    except NpmError as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run axe-core: {e}")
+        pytest.skip(str(e))
+
+
+# both schemes on a desktop, and a phone (its own layout: the drawer, the narrow figures)
+AXE_CONFIGS = [(1280, "light"), (1280, "dark"), (390, "dark")]
+
+
+@pytest.fixture(scope="module")
+def axe_found(browser, served, axe_source):
+    """Every page's serious and critical axe violations in each configuration: a tab per
+    configuration, the tabs loading each page and running axe side by side (tests/side_by_side.py)."""
+    tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s}
+                                for w, s in AXE_CONFIGS})
+    found = {config: [] for config in AXE_CONFIGS}
+    for lang in ("zh", "en"):
+        for path in PAGES + (["404.html"] if lang == "zh" else []):
+            tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+            for tab in tabs.tabs.values():
+                tab.add_script_tag(content=axe_source)
+            for config, violations in tabs.evaluate("""async () =>
+                (await axe.run(document, {resultTypes: ['violations']})).violations
+                .filter(v => ['serious', 'critical'].includes(v.impact))
+                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""").items():
+                found[config] += [f"{LANG_ROOT[lang] + path}: {v}" for v in violations]
+    tabs.close()
+    return found
+
+
+@pytest.mark.parametrize("width, scheme", AXE_CONFIGS)
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(axe_found, width, scheme):
+    found = axe_found[width, scheme]
+    assert found == [], "\n".join(found[:20])
