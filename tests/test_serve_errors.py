@@ -87,34 +87,38 @@ def serve(copy, mkdocs_serve):
             server.wait()
 
 
-def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(copy, serve):
-    base, log = serve
-    figure = copy / "figures/gallery/width_slices.py"
-    good_h4 = _wait_for(base + "en/figures/width-slices/h4.svg", "<svg")
-    # a frame that fails to draw: its image is the card, naming figure, language and frame
-    _edit(figure, DRAW, BROKEN_DRAW)
-    card = _wait_for(base + "en/figures/width-slices/h4.svg", "failed to draw")
-    assert "figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose" in card
-    assert "figures/gallery/width_slices.py, line" in card and 'raise ZeroDivisionError(&quot;broken on purpose&quot;)' in card
-    page = _get(base + "en/slicing-the-width/")
-    assert 'src="../figures/width-slices/h4.svg"' in page  # the card sits where the frame goes
-    # the rest keeps serving: the other frames, the other language, the other pages
-    assert "failed" not in _get(base + "en/figures/width-slices/h2.svg")
-    assert _get(base + "figures/width-slices/h4.svg") not in ("", card)
-    assert "the cat ate and it ran" in _get(base + "en/")
-    # a figure that fails to import (its CONTROL): an HTML card where the figure goes, on every page
-    _edit(figure, CONTROL, BROKEN_CONTROL)
-    page = _wait_for(base + "en/slicing-the-width/", "failed to import")
-    assert "figure &#x27;width-slices&#x27; (en, every frame) failed to import: ZeroDivisionError" in page
-    assert 'id="fig-width-slices"' in page and "figures/gallery/width_slices.py, line" in page
-    assert "(zh, every frame) failed to import" in _get(base + "slicing-the-width/")
-    assert "fig-peak-dip" in _get(base + "en/one-head-blends/")
-    # the fix reloads: the frame is drawn again
-    _edit(figure, BROKEN_CONTROL, CONTROL)
-    _edit(figure, BROKEN_DRAW, DRAW)
-    _wait_until(lambda: _get(base + "en/figures/width-slices/h4.svg") == good_h4, "the fixed frame is served")
-    assert "failed to" not in _get(base + "en/slicing-the-width/")
-    assert "shown as an error card: figure 'width-slices' (en, frame h4)" in log()
+class TestABrokenFigure:
+    """A class of its own, as the hang below: several test processes (pytest-xdist, --dist loadscope)
+    run a module's functions in one and each class in one, so the two longest servers run side by side."""
+
+    def test_a_broken_figure_is_a_card_in_place_and_the_site_keeps_serving(self, copy, serve):
+        base, log = serve
+        figure = copy / "figures/gallery/width_slices.py"
+        good_h4 = _wait_for(base + "en/figures/width-slices/h4.svg", "<svg")
+        # a frame that fails to draw: its image is the card, naming figure, language and frame
+        _edit(figure, DRAW, BROKEN_DRAW)
+        card = _wait_for(base + "en/figures/width-slices/h4.svg", "failed to draw")
+        assert "figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: ZeroDivisionError: broken on purpose" in card
+        assert "figures/gallery/width_slices.py, line" in card and 'raise ZeroDivisionError(&quot;broken on purpose&quot;)' in card
+        page = _get(base + "en/slicing-the-width/")
+        assert 'src="../figures/width-slices/h4.svg"' in page  # the card sits where the frame goes
+        # the rest keeps serving: the other frames, the other language, the other pages
+        assert "failed" not in _get(base + "en/figures/width-slices/h2.svg")
+        assert _get(base + "figures/width-slices/h4.svg") not in ("", card)
+        assert "the cat ate and it ran" in _get(base + "en/")
+        # a figure that fails to import (its CONTROL): an HTML card where the figure goes, on every page
+        _edit(figure, CONTROL, BROKEN_CONTROL)
+        page = _wait_for(base + "en/slicing-the-width/", "failed to import")
+        assert "figure &#x27;width-slices&#x27; (en, every frame) failed to import: ZeroDivisionError" in page
+        assert 'id="fig-width-slices"' in page and "figures/gallery/width_slices.py, line" in page
+        assert "(zh, every frame) failed to import" in _get(base + "slicing-the-width/")
+        assert "fig-peak-dip" in _get(base + "en/one-head-blends/")
+        # the fix reloads: the frame is drawn again
+        _edit(figure, BROKEN_CONTROL, CONTROL)
+        _edit(figure, BROKEN_DRAW, DRAW)
+        _wait_until(lambda: _get(base + "en/figures/width-slices/h4.svg") == good_h4, "the fixed frame is served")
+        assert "failed to" not in _get(base + "en/slicing-the-width/")
+        assert "shown as an error card: figure 'width-slices' (en, frame h4)" in log()
 
 
 @pytest.fixture
@@ -123,33 +127,36 @@ def short_limit(monkeypatch):
     monkeypatch.setenv("MHA_FIGURE_TIMEOUT", str(LIMIT))
 
 
-def test_a_figure_that_hangs_is_stopped_and_a_card_while_every_request_is_answered(copy, short_limit, serve):
-    base, log = serve
-    figure = copy / "figures/gallery/width_slices.py"
-    h4 = "en/figures/width-slices/h4.svg"
-    urls = (h4, "en/", "en/slicing-the-width/", "assets/mha-figures.css", "search/search_index.json")
-    good_h4 = _get(base + h4)
-    assert "<svg" in good_h4
-    seen = len(log())
-    _edit(figure, DRAW, HANGING_DRAW)
-    _wait_until(lambda: "Building documentation" in log()[seen:], "the rebuild starts")
-    started, slowest, answered = time.monotonic(), 0.0, 0
-    while "failed to draw" not in _get(base + h4):  # the rebuild runs: h4 loops until the limit stops it
-        for url in urls:
-            asked = time.monotonic()
-            assert _get(base + url), url  # answered, from the last good site
-            slowest, answered = max(slowest, time.monotonic() - asked), answered + 1
-        assert time.monotonic() - started < LIMIT + 400, "the rebuild never finished"
-        time.sleep(0.5)
-    assert time.monotonic() - started >= LIMIT and answered >= LIMIT
-    assert slowest < 5, f"a request waited {slowest:.1f} s for the rebuild"
-    card = _get(base + h4)
-    assert (f"figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: still drawing after {LIMIT} s (the limit, "
-            "MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line") in card
-    assert "failed" not in _get(base + "figures/width-slices/h4.svg")  # the Chinese frame draws
-    # the fix: the next rebuild draws the frame again, no restart
-    _edit(figure, HANGING_DRAW, DRAW)
-    _wait_until(lambda: _get(base + h4) == good_h4, "the fixed frame is served")
+class TestAFigureThatHangs:
+    """In a class of its own (see TestABrokenFigure)."""
+
+    def test_a_figure_that_hangs_is_stopped_and_a_card_while_every_request_is_answered(self, copy, short_limit, serve):
+        base, log = serve
+        figure = copy / "figures/gallery/width_slices.py"
+        h4 = "en/figures/width-slices/h4.svg"
+        urls = (h4, "en/", "en/slicing-the-width/", "assets/mha-figures.css", "search/search_index.json")
+        good_h4 = _get(base + h4)
+        assert "<svg" in good_h4
+        seen = len(log())
+        _edit(figure, DRAW, HANGING_DRAW)
+        _wait_until(lambda: "Building documentation" in log()[seen:], "the rebuild starts")
+        started, slowest, answered = time.monotonic(), 0.0, 0
+        while "failed to draw" not in _get(base + h4):  # the rebuild runs: h4 loops until the limit stops it
+            for url in urls:
+                asked = time.monotonic()
+                assert _get(base + url), url  # answered, from the last good site
+                slowest, answered = max(slowest, time.monotonic() - asked), answered + 1
+            assert time.monotonic() - started < LIMIT + 400, "the rebuild never finished"
+            time.sleep(0.5)
+        assert time.monotonic() - started >= LIMIT and answered >= LIMIT
+        assert slowest < 5, f"a request waited {slowest:.1f} s for the rebuild"
+        card = _get(base + h4)
+        assert (f"figure &#x27;width-slices&#x27; (en, frame h4) failed to draw: still drawing after {LIMIT} s (the limit, "
+                "MHA_FIGURE_TIMEOUT), so its process was stopped (figures/gallery/width_slices.py, line") in card
+        assert "failed" not in _get(base + "figures/width-slices/h4.svg")  # the Chinese frame draws
+        # the fix: the next rebuild draws the frame again, no restart
+        _edit(figure, HANGING_DRAW, DRAW)
+        _wait_until(lambda: _get(base + h4) == good_h4, "the fixed frame is served")
 
 
 def test_a_syntax_error_in_mha_ref_keeps_the_last_good_site_served(copy, serve):
