@@ -255,7 +255,8 @@ class Checking:
         self.lock = kept.lock()  # another process of the suite drawing the same frames: wait, then take them
         self.found = {key: kept.take(paths[key]) for key in self.keys if paths[key] is not None}
         drawn = [key for key in self.keys if self.found.get(key) is None]
-        self.pool = ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method())
+        # not forked from this process, which other tests may have drawn in (render._start_method)
+        self.pool = ProcessPoolExecutor(cores(), mp_context=figures.engine.render._start_method(fork=False))
         self.results = self.pool.map(check, [(f, lang, fmts, paths[f, lang]) for f, lang in drawn], chunksize=4)
         self.drawn = drawn
 

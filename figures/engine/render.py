@@ -175,14 +175,18 @@ PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
 SOCKET_ROOM = 107 - 40
 
 
-def _start_method() -> multiprocessing.context.BaseContext:
+def _start_method(fork: bool = True) -> multiprocessing.context.BaseContext:
     """fork while this process runs one thread: the workers start with everything imported. With
     more threads (`mkdocs serve`'s server and file watchers), a forked worker could inherit a lock
     another thread held at that moment and wait for it for ever; then a fork server, started
     single-threaded, forks the workers. The fork server listens on a Unix socket in the temporary
-    folder, whose path the system caps (about 107 bytes): under a longer TMPDIR, spawn instead."""
+    folder, whose path the system caps (about 107 bytes): under a longer TMPDIR, spawn instead.
+
+    fork=False: never fork this process, for one that may have drawn already. Its open font files
+    would be shared by the workers, read position included, and two workers reading glyphs at once
+    read each other's bytes (FreeType: "invalid outline")."""
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    if fork and "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     if "forkserver" in methods and len(os.fsencode(tempfile.gettempdir())) <= SOCKET_ROOM:
         context = multiprocessing.get_context("forkserver")
