@@ -102,10 +102,9 @@ def test_the_syntactic_head_looks_at_the_subject_from_almost_every_word():
     assert trained.subject_share(h) >= 0.9
 
 
-def test_the_rare_head_fills_the_rare_words_column_and_beats_the_papers_share():
+def test_the_rare_head_fills_the_rare_words_column():
     h = trained.heads()[trained.with_role("rare")[0]]
     assert h.rare_share >= 0.9
-    assert h.rare_share > models.VOITA_ROLES["rarest_pct"] / 100
 
 
 def test_each_head_took_one_question():
@@ -133,9 +132,14 @@ def test_the_previous_word_head_clears_the_bar_past_the_first_word_and_never_loo
     assert set(b.previous[:, 1]) == {corpus.INDEX[corpus.BOS]}
 
 
-def test_the_syntactic_head_beats_every_fixed_offset_on_the_antecedent():
+def test_the_syntactic_head_beats_every_fixed_offset_on_the_antecedent_only():
+    # "syntactic, through coreference": it passes on the antecedent, and falls under the bar on the
+    # one dependency relation, nsubj
     h = trained.heads()[trained.with_role("syntactic")[0]]
     assert h.relation_share["antecedent"] >= trained.best_fixed_offset("antecedent")[1] + trained.SYNTAX_MARGIN
+    assert h.relation_share["antecedent"] >= trained.syntactic_bar("antecedent")
+    assert h.relation_share["nsubj"] < trained.syntactic_bar("nsubj")
+    assert trained.syntactic_bar("nsubj") == max(SYNTACTIC_BAR, trained.best_fixed_offset("nsubj")[1] + SYNTAX_MARGIN)
 
 
 @pytest.mark.parametrize("sentence", range(6))
@@ -155,6 +159,7 @@ def test_pruning_claims():
     losses = [s.loss for s in steps]
     assert all(b > a for a, b in zip(losses, losses[1:]))  # "every later step raises the loss further"
     assert steps[-1].removed == trained.with_role("rare")[0]  # the last head left is the rare-word head
+    assert steps[1].removed == trained.with_role("syntactic")[0]  # the first to go: the subject pointer
     assert steps[1].accuracy["subject"] < 0.5  # the subject question mostly lost with the first head
     assert steps[-2].accuracy["rare"] >= 0.9  # alone, it still names the rare animal
     # "most of their encoder heads"
@@ -162,9 +167,10 @@ def test_pruning_claims():
 
 
 def test_the_corpus_shape_the_page_describes():
-    # "exactly one rare animal", "it stands for the noun that opens the sentence", "<s>" first
+    # "exactly one rare animal", "it stands for the subject of the first clause" (its first noun,
+    # after a determiner), "<s>" first
     for s in trained.held_out():
-        assert s.words[0] == corpus.BOS
+        assert s.words[0] == corpus.BOS and s.words[1] in corpus.DETS
         assert sum(w in corpus.RARE for w in s.words) == 1
         assert s.words[s.pronoun] == corpus.IT
         assert s.subject == next(i for i, w in enumerate(s.words) if w in corpus.NOUNS)

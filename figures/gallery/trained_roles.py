@@ -50,8 +50,7 @@ def shares(head: roles.HeadMeasures) -> dict[str, float]:
 
 def bars() -> dict[str, float]:
     """The share each measure must reach for its role."""
-    syntax = {r: max(roles.ROLE_BARS["syntactic"].share, trained.best_fixed_offset(r)[1] + trained.SYNTAX_MARGIN)
-              for r in trained.RELATIONS}
+    syntax = {r: trained.syntactic_bar(r) for r in trained.RELATIONS}
     return {"offset": roles.ROLE_BARS["positional"].share, "rare": roles.ROLE_BARS["rare"].share, **syntax}
 
 

@@ -1,8 +1,8 @@
 """A small generated language whose sentences need four kinds of looking around, one per head.
 
 Every sentence opens with the start symbol <s> and has two clauses joined by a conjunction; the
-second clause's subject is the pronoun `it`, which always stands for the noun that opens the
-sentence:
+second clause's subject is the pronoun `it`, which always stands for the subject of the first
+clause (its first noun):
 
     <s> DET [ADJ]{0,2} NOUN VERB_T DET [ADJ]{0,2} OBJECT [ADV] CONJ it [PRE_VERB] VERB_I
     <s> DET [ADJ]{0,2} NOUN VERB_T DET [ADJ]{0,2} OBJECT [ADV] CONJ it [PRE_VERB] VERB_T DET [ADJ] OBJECT
@@ -21,7 +21,7 @@ al. studied) and, at every word, answers four questions, one per read-out:
 (b) subject: which noun is the subject of this word's clause? In the first clause it is the noun
     itself; in the second, the noun `it` stands for. Adjectives, the object and adverbs come
     between, and the first object is a noun nearer to `it`, so neither a fixed offset nor "the
-    nearest noun" finds it: a head must find the noun that opens the sentence. From `it` that is
+    nearest noun" finds it: a head must find the first clause's subject noun. From `it` that is
     its antecedent: the syntactic role (trained.py measures it on that relation and on nsubj).
 (c) rare: which rare animal does the sentence mention? It sits in either clause, so the only head
     that answers from every position looks for the rare word wherever it is: the rare-word role.

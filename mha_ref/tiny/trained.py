@@ -116,7 +116,14 @@ def _top_keys() -> list[np.ndarray]:
     return [weights(i).argmax(axis=-1) for i in range(len(held_out()))]
 
 
+def syntactic_bar(relation: str) -> float:
+    """The share of a relation's queries a syntactic head must reach: the role's bar
+    (roles.ROLE_BARS), and SYNTAX_MARGIN more than the best fixed offset scores on the relation."""
+    return max(roles.ROLE_BARS["syntactic"].share, best_fixed_offset(relation)[1] + SYNTAX_MARGIN)
+
+
 def syntactic(relation_share: dict) -> bool:
+    """Syntactic on some relation: its share of that relation's queries reaches syntactic_bar."""
     bar = roles.ROLE_BARS["syntactic"].share
     return any(share >= bar and share >= best_fixed_offset(r)[1] + SYNTAX_MARGIN
                for r, share in relation_share.items())
