@@ -59,14 +59,24 @@ def test_materials_toggle_switches_every_figure_between_its_light_and_dark_drawi
     page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page.goto(served + "en/one-head-blends/", wait_until="networkidle")
 
-    def shown():
-        return page.eval_on_selector_all("#fig-blend-rows .mha-frame.is-current img", """is => is
-            .filter(i => i.getClientRects().length).map(i => new URL(i.currentSrc).pathname)""")
+    visible = """[...document.querySelectorAll('#fig-blend-rows .mha-frame.is-current img')]
+        .filter(i => i.getClientRects().length)"""
+
+    def shown(ending: str):
+        """The files the shown frame's visible images show, once each has picked one ending in
+        `ending` (a busy machine may take a moment after a scroll or a toggle), or as they are
+        after 10 s."""
+        try:
+            page.wait_for_function(f"() => {visible}.every(i => i.currentSrc.endsWith({ending!r}))", timeout=10000)
+        except Exception:
+            pass  # the assertion below says what is shown instead
+        return [p.rsplit("/", 1)[-1] for p in page.evaluate(
+            f"() => {visible}.map(i => i.currentSrc && new URL(i.currentSrc).pathname)") if p is not None]
 
     page.locator("#fig-blend-rows").scroll_into_view_if_needed()
     page.wait_for_load_state("networkidle")
-    assert [p.rsplit("/", 1)[-1] for p in shown()] == ["q4-it.svg"]
+    assert shown("/q4-it.svg") == ["q4-it.svg"]
     page.locator("label.md-header__button[for^='__palette']:visible").first.click()
     page.wait_for_load_state("networkidle")
-    assert [p.rsplit("/", 1)[-1] for p in shown()] == ["q4-it.dark.svg"]
+    assert shown("/q4-it.dark.svg") == ["q4-it.dark.svg"]
     page.close()
