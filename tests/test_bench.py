@@ -24,6 +24,7 @@ def test_bench_help_prints_usage_and_runs_nothing(tmp_path):
     assert time.monotonic() - started < 20 and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # starts the benchmark's builds and waits for them to be under way
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_bench_stopped_mid_build_leaves_nothing_behind(tmp_path, stop):
     # SIGINT as the default: pytest run in the background would pass on an ignored SIGINT
