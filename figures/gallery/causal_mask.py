@@ -20,7 +20,7 @@ from ..kit.words import pick
 CONTROL = query_control("it")
 MASKED = {"facecolor": "#f0f0f0", "edgecolor": "#c8c8c8", "hatch": "///", "lw": 0}  # the keys the mask hides
 CAPTION_ZH = (
-    "{{ screen \"所选查询\" print \"每一帧那个查询\" }}在四个头里的一行权重：空心柱不加遮挡，实心柱加因果遮挡，"
+    "{{ screen \"所选查询\" print \"每一帧那个查询\" }}在四个头里的一行权重：空心柱不加掩码，实心柱加因果掩码，"
     "灰底是被遮住的键（查询之后的词），权重恰好是零。查询 `it` 的句法头原本几乎把全部权重给了后面的 `ran`；"
     "遮住之后，权重散到前面的 `the`、`and` 和它自己身上，最大的也只有 {{ value causal.syntax_it_top .2f }}。"
     "位置头要找的本来就在前面，几乎不受影响。"
@@ -42,7 +42,7 @@ def readout(lang: str, query: int) -> str:
         before = toy.TOKENS[toy.trace().weights[toy.head_index(head)][query].argmax()]
         name = pick(lang, *HEAD_NAMES[head])
         parts.append(f"{name} → {now}" + ("" if now == before else pick(lang, f"（原为 {before}）", f" (was {before})")))
-    return pick(lang, f"查询 {toy.TOKENS[query]}，加遮挡：" + "，".join(parts),
+    return pick(lang, f"查询 {toy.TOKENS[query]}，加掩码：" + "，".join(parts),
                 f"query {toy.TOKENS[query]}, masked: " + ", ".join(parts))
 
 
@@ -56,10 +56,10 @@ def data(lang: str):
     for q in range(toy.N):
         for head in toy.HEADS:
             i = toy.head_index(head)
-            for label, w in ((pick(lang, "不遮挡", "no mask"), toy.trace().weights),
-                             (pick(lang, "因果遮挡", "causal mask"), causal.trace().weights)):
+            for label, w in ((pick(lang, "无掩码", "no mask"), toy.trace().weights),
+                             (pick(lang, "因果掩码", "causal mask"), causal.trace().weights)):
                 rows.append([toy.TOKENS[q], pick(lang, *HEAD_NAMES[head]), label, *(_cell(v) for v in w[i][q])])
-    return [pick(lang, "查询", "query"), pick(lang, "头", "head"), pick(lang, "遮挡", "mask"), *toy.TOKENS], rows
+    return [pick(lang, "查询", "query"), pick(lang, "头", "head"), pick(lang, "掩码", "mask"), *toy.TOKENS], rows
 
 
 def draw(lang: str, query: int):
@@ -84,8 +84,8 @@ def draw(lang: str, query: int):
         ax.grid(axis="y", color="#e6e6e6", lw=0.8, zorder=0)
         ax.set_title(pick(lang, *HEAD_NAMES[head]), loc="left", fontsize=10, color=colour)
     axes[-1].set_xlabel(pick(lang, f"键（查询 = {toy.TOKENS[query]}）", f"keys (query = {toy.TOKENS[query]})"))
-    handles = [Patch(facecolor="white", edgecolor=INK, label=pick(lang, "不遮挡", "no mask")),
-               Patch(facecolor=INK, label=pick(lang, "因果遮挡", "causal mask")),
+    handles = [Patch(facecolor="white", edgecolor=INK, label=pick(lang, "无掩码", "no mask")),
+               Patch(facecolor=INK, label=pick(lang, "因果掩码", "causal mask")),
                Patch(**MASKED, label=pick(lang, "被遮住的键", "masked keys"))]
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8.5)
     return fig
