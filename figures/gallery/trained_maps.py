@@ -38,14 +38,14 @@ CONTROL = Control(
 CAPTION_ZH = (
     "标题写着“训练出的头”的那张，是训练出的模型里一个头在一句留出句子上的完整权重表（每行一个查询，每列一个键，每行加起来等于一）；"
     "标题写着“手工搭的”的那张，是前几页手工搭的那个做同类事情的头。{{ screen \"拖动滑块换一个头\" print \"每一格是一个头\" }}："
-    "头 {{ value trained.syntactic_head }} 从几乎每个词都看向第一个分句的主语名词，"
+    "头 {{ value trained.syntactic_head }} 从每个词都看向第一个分句的主语名词，"
     "头 {{ value trained.rare_head }} 整列落在稀有词上，另外两个头大多看紧挨着的前一个或后一个词。"
 )
 CAPTION_EN = (
     "The map titled \"trained head\" is one head of the trained model on a held-out sentence: its whole "
     "table of weights (a row per query, a column per key, every row summing to one). The map titled "
     "\"hand-built\" is the head of the earlier pages that does the same kind of thing. {{ screen \"Drag the slider to change heads\" print \"One "
-    "frame per head\" }}: head {{ value trained.syntactic_head }} looks from almost every word at the "
+    "frame per head\" }}: head {{ value trained.syntactic_head }} looks from every word at the "
     "subject noun of the first clause, head {{ value trained.rare_head }} fills the rare word's "
     "column, and the other two mostly look at the word just before or just after."
 )

@@ -28,14 +28,14 @@ CONTROL = Control(
 CAPTION_ZH = (
     "和上面手工搭的那张图一样：横轴是查询的位置，纵轴是每个头权重最大的键的位置，只是这回是训练出的四个头，句子也换成了没见过的留出句子。"
     "{{ screen \"拖动滑块换一句\" print \"每一格是一句\" }}：头 {{ value trained.rare_head }} 是一条水平线，钉在这句的稀有词上；"
-    "头 {{ value trained.syntactic_head }} 也几乎是水平线，钉在第一个分句的主语名词上；另外两个头沿着对角线走，一个在它下方一格，一个在它上方一格。"
+    "头 {{ value trained.syntactic_head }} 也是一条水平线，钉在第一个分句的主语名词上；另外两个头沿着对角线走，一个在它下方一格，一个在它上方一格。"
 )
 CAPTION_EN = (
     "As in the hand-built figure above, across is the query's position and up is the position of the "
     "key each head weights most; this time the heads are the four trained ones and the sentences are "
     "held out, never seen in training. {{ screen \"Drag the slider to change sentences\" print \"One "
     "frame per sentence\" }}: head {{ value trained.rare_head }} is a level line pinned to the "
-    "sentence's rare word; head {{ value trained.syntactic_head }} is nearly level too, pinned to the "
+    "sentence's rare word; head {{ value trained.syntactic_head }} is level too, pinned to the "
     "subject noun of the first clause; the other two run along the diagonal, one a step below it "
     "and one a step above."
 )
