@@ -57,6 +57,9 @@ class Checked(NamedTuple):
     # the smallest text of each drawing (wide, then narrow when the site has it): its size in pt,
     # the figure's width in inches, and the text
     smallest: list[tuple[float, float, str]] = []
+    # how many columns of panels each drawing has (wide, then narrow): distinct left edges of the
+    # axes that show something
+    columns: list[int] = []
 
 
 def texts(fig) -> list[Text]:
@@ -147,7 +150,7 @@ class Kept:
         except (OSError, ValueError):
             return None
         return Checked(CachedFiles(paths), "", found["missing"], found["fallbacks"], found["underscores"],
-                       found["plurals"], [tuple(s) for s in found["smallest"]])
+                       found["plurals"], [tuple(s) for s in found["smallest"]], found["columns"])
 
     def keep(self, paths: dict[str, Path], checked: Checked) -> None:
         """Keep a frame's findings and files (already in the figure cache at `paths`) for later
@@ -156,7 +159,8 @@ class Kept:
             for path in paths.values():
                 if not (self.folder / "files" / path.name).exists():
                     _copy(path, self.folder / "files" / path.name)
-            found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest")}
+            found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest",
+                                                      "columns")}
             store.write_atomic(self._record(paths), json.dumps(found).encode())
         except (OSError, ValueError):
             pass
@@ -216,6 +220,8 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         files = CachedFiles(paths)
     words = [t.get_text() for t in texts(drawn[0])]
     smallest = [min((t.get_fontsize(), fig.get_size_inches()[0], t.get_text()) for t in texts(fig)) for fig in drawn]
+    columns = [len({round(a.get_position().x0, 2) for a in fig.axes if a.get_visible() and a.has_data()})
+               for fig in drawn]
     checked = Checked(
         files, "",
         missing=[str(w.message) for w in caught if "missing" in str(w.message).lower()],
@@ -223,6 +229,7 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         underscores=[w for w in words if "_" in outside_math(w)],
         plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
         smallest=smallest,
+        columns=columns,
     )
     if paths is not None:
         Kept().keep(paths, checked)

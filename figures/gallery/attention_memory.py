@@ -24,16 +24,16 @@ WIDTHS = dict(zip(HS, (10.0, 6.5, 3.6, 1.4)))
 CONTROL = None
 CAPTION_ZH = (
     "GPT-2 small（$d_\\text{model}$ = {{ value gpt2.d_model }}）一层注意力的两笔账随上下文长度 $n$ 的变化，"
-    "各取几种头数 $h$。左：$QK^\\top$ 与加权求和的乘加次数，不同的 $h$ 画出的是同一条线。"
-    "右：$h$ 张权重表的格数 $h\\,n^2$，每格要求一次指数，标准实现还要全部存下来；每条线都是单头那条的 $h$ 倍。"
+    "各取几种头数 $h$。“乘加次数”那张：$QK^\\top$ 与加权求和各要多少次乘加，不同的 $h$ 画出的是同一条线。"
+    "“权重表的格数”那张：$h$ 张权重表的格数 $h\\,n^2$，每格要求一次指数，标准实现还要全部存下来；每条线都是单头那条的 $h$ 倍。"
     "在 $n$ = {{ value gpt2.context d }}、$h$ = {{ value gpt2.h }} 时是 {{ value gpt2.weights_all_heads }} 格，"
     "按每个数 {{ value store.bits }} 位算，一个序列在这一层就要 {{ value gpt2.weights_all_heads_mib }} MiB。"
     "模型本身最长只读 {{ value gpt2.context d }} 个 token，更长的部分是按它的宽度外推的。"
 )
 CAPTION_EN = (
     "Two bills of one attention layer of GPT-2 small ($d_\\text{model}$ = {{ value gpt2.d_model }}) against the "
-    "context length $n$, for several head counts $h$. Left: the multiply-adds of $QK^\\top$ and of the weighted "
-    "sum; every $h$ draws the same curve. Right: the $h\\,n^2$ entries of the $h$ weight tables, one exponential "
+    "context length $n$, for several head counts $h$. The panel \"multiply-adds\": those of $QK^\\top$ and of the weighted "
+    "sum; every $h$ draws the same curve. The panel \"weight entries\": the $h\\,n^2$ entries of the $h$ weight tables, one exponential "
     "each and all kept in memory by a standard implementation; each line is $h$ times the one-head line. At "
     "$n$ = {{ value gpt2.context d }} and $h$ = {{ value gpt2.h }} that is {{ value gpt2.weights_all_heads }} "
     "entries, {{ value gpt2.weights_all_heads_mib }} MiB for one sequence in this layer at "

@@ -31,17 +31,18 @@ CONTROL = Control(
         {"reshape-only": "reshape only (wrong)", "transpose": "reshape, then transpose (right)"}[v]),
 )
 CAPTION_ZH = (
-    "左上是查询矩阵 $q$，每格的颜色表示它在哪个头的那几列，格里写着它属于哪个 token；"
-    "右上是拆成 $[h, n, d_k]$ 之后每个头拿到的块，每格仍按来处上色、标名；"
-    "下面是每个头用自己那块 $q$、$k$、$v$ 算出的注意力权重，与页面底色反差越大，权重越大。"
+    "标题为 $q = xW^Q$ 的是查询矩阵 $q$，每格的颜色表示它在哪个头的那几列，格里写着它属于哪个 token；"
+    "标题写着 $[h, n, d_k]$ 的是拆开之后每个头拿到的块，每格仍按来处上色、标名；"
+    "标着“头 1 的权重”等的四张，是每个头用自己那块 $q$、$k$、$v$ 算出的注意力权重，与页面底色反差越大，权重越大。"
     "先 reshape 再转置，每个头拿到的是所有 token 在自己那几列上的数；只 reshape，形状一模一样，"
     "程序也不报错，可每个头拿到的是 {{ value reshape.tokens_per_head }} 个 token 的整段数，"
     "同一位置上的权重，有的相差超过 {{ value reshape.largest_change .2f down }}。"
 )
 CAPTION_EN = (
-    "Top left, the queries $q$: each cell coloured by the head whose columns it sits in and labelled "
-    "with its token. Top right, the blocks each head receives once split to $[h, n, d_k]$, each cell "
-    "still coloured and labelled by where it came from. Below, the attention weights each head "
+    "The panel titled $q = xW^Q$ holds the queries: each cell coloured by the head whose columns it sits in "
+    "and labelled with its token. The panel titled $[h, n, d_k]$ holds the blocks each head receives once "
+    "split, each cell still coloured and labelled by where it came from. The four \"weights of head\" "
+    "panels hold the attention weights each head "
     "computes from its blocks of $q$, $k$ and $v$ (the more a cell stands out from the page, the larger). Reshape then transpose, and each "
     "head gets every token's numbers in its own columns. Reshape alone gives the same shape and no "
     "error, but each head gets whole stretches of {{ value reshape.tokens_per_head }} tokens, and a "

@@ -26,22 +26,23 @@ CONTROL = Control(
         lang, {"wrong": "常见误解", "right": "实际情况"}[v], {"wrong": "the misreading", "right": "what happens"}[v]),
 )
 CAPTION_ZH = (
-    "左：token 的 {{ value toy.d_model }} 个输入数与 {{ value toy.h }} 个头之间的连线。"
-    "右：只轻推一个 token 的一个输入数，每个头的输出最多动多少（按单位推动算），分两条路："
-    "上格只让这一推进入查询和键，权重变、值不变；下格只让它进入值，权重不变。颜色用对数刻度。"
+    "连线图：token 的 {{ value toy.d_model }} 个输入数与 {{ value toy.h }} 个头之间的连线。"
+    "两张格子图：只轻推一个 token 的一个输入数，每个头的输出最多动多少（按单位推动算），分两条路："
+    "标着“经权重”的一张只让这一推进入查询和键，权重变、值不变；标着“经值”的一张只让它进入值，权重不变。颜色用对数刻度。"
     "第一帧是常见的误解；第二帧是实际算出来的：两张格子里没有一格是零，每个头都读到了全部输入；"
     "一个头的 $W^Q$、$W^K$ 块专门读哪几个数，它的权重就对哪几个数最敏感："
-    "稀有词头的键读的是 $x_6$，上格里它那一行最醒目的一格就在 $x_6$。"
+    "稀有词头的键读的是 $x_6$，“经权重”那张图里它那一行最醒目的一格就在 $x_6$。"
 )
 CAPTION_EN = (
-    "Left: which of the token's {{ value toy.d_model }} input numbers reach each of the "
-    "{{ value toy.h }} heads. Right: the most each head's output moves per unit nudge of one input "
-    "number of one token, along two paths: in the upper grid the nudge reaches only the queries and "
-    "keys (the weights move, the values stay), in the lower grid only the values (the weights stay). "
+    "The panel of lines: which of the token's {{ value toy.d_model }} input numbers reach each of the "
+    "{{ value toy.h }} heads. The two grids: the most each head's output moves per unit nudge of one input "
+    "number of one token, along two paths: in the grid titled \"via the weights\" the nudge reaches only the "
+    "queries and keys (the weights move, the values stay), in the one titled \"via the values\" only the "
+    "values (the weights stay). "
     "Shades are on a log scale. The first frame is the common misreading; the second is computed: no "
     "cell of either grid is zero, so every head reads every input, and a head whose $W^Q$ and $W^K$ "
     "blocks are built to read certain numbers has weights that respond most to those: the rare-token "
-    "head's key reads $x_6$, and its strongest cell in the upper grid is $x_6$."
+    "head's key reads $x_6$, and its strongest cell in the \"via the weights\" grid is $x_6$."
 )
 
 RARITY = 6  # the input number that holds each token's rarity (toy.inputs), read by the rare head's key
