@@ -39,7 +39,8 @@ CONTROL = Control(
 CAPTION_ZH = (
     "按 Llama 3 8B 的尺寸（$d_\\text{model}$ = {{ value llama3.d_model d }}，{{ value llama3.layers }} 层，"
     "{{ value llama3.heads }} 个查询头，每个头宽 {{ value llama3.d_k }}）比较键值头的几种数目。"
-    "连线那张：哪些查询头共用同一个键值头。“每层 $W^K$、$W^V$ 的权重”那张：这两块矩阵每层有多少权重；“每个 token 的缓存”那张：上下文里每多一个 token，"
+    "方块那张（一排查询头，一排键值头）：哪些查询头共用同一个键值头。"
+    "“每层 $W^K$、$W^V$ 的权重”那张：这两块矩阵每层有多少权重；“每个 token 的缓存”那张：上下文里每多一个 token，"
     "所有层的键值缓存要多存多少字节（每个数 {{ value store.bits }} 位）。"
     "键值头只有一个是多查询注意力（MQA），和查询头一样多是普通多头注意力（MHA），Llama 3 8B 用的是 "
     "{{ value llama3.kv_heads }} 个；{{ screen \"滑块选中的\" print \"每一帧的\" }}那一档上了色。"
@@ -47,8 +48,9 @@ CAPTION_ZH = (
 CAPTION_EN = (
     "Numbers of key/value heads compared at Llama 3 8B's size ($d_\\text{model}$ = {{ value llama3.d_model d }}, "
     "{{ value llama3.layers }} layers, {{ value llama3.heads }} query heads of width {{ value llama3.d_k }}). "
-    "The panel of lines: which query heads share which key/value head. The \"weights\" panel: those of $W^K$ and "
-    "$W^V$ in one layer; the \"cache per token\" panel: how many bytes each token of the context adds to the key/value cache over all "
+    "The panel of boxes (a row of query heads, a row of key/value heads): which query heads share which "
+    "key/value head. The \"weights\" panel: those of $W^K$ and $W^V$ in one layer; the \"cache per token\" "
+    "panel: how many bytes each token of the context adds to the key/value cache over all "
     "layers, at {{ value store.bits }}-bit floats. One key/value head is multi-query attention (MQA), as many "
     "as query heads is plain multi-head attention (MHA), and Llama 3 8B uses {{ value llama3.kv_heads }}; "
     "{{ screen \"the count the slider selects\" print \"each frame's count\" }} is coloured."
