@@ -166,6 +166,9 @@ QUANTITIES: dict[str, Callable[[], float | int]] = {
     "heads.top_min": lambda: float(min(toy.trace().weights[toy.head_index(h)].max(axis=-1).min()
                                        for h in ("position", "syntax", "rare"))),
     "heads.rare_max_cat": lambda: float(toy.trace().weights[toy.head_index("rare")][:, toy.token_index("cat")].max()),
+    # slicing-the-width's exercise: the rare-token head's key reading x_7 instead of the rarity
+    "ex.rare_reads_x7.cat_min": lambda: float(toy.rare_weights_reading(7)[:, toy.token_index("cat")].min()),
+    "ex.rare_reads_x7.cat_max": lambda: float(toy.rare_weights_reading(7)[:, toy.token_index("cat")].max()),
     # what does grow with h: exponentials and stored weights, h n^2 per block
     "gpt2.weights_one_head": lambda: costs.attention_weights(_GPT2.context, 1),
     "gpt2.weights_all_heads": lambda: costs.attention_weights(_GPT2.context, _GPT2.heads),

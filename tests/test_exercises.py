@@ -100,10 +100,11 @@ def test_no_answer_text_falls_out_of_its_fold(page):
 
 
 # every number the exercises print, recomputed -----------------------------------------------------
-def _forward(mask=None, divisor=None):
+def _forward(mask=None, divisor=None, params=None):
     """The running example's block in plain numpy, one head at a time (not mha_ref.attention):
-    scores, weights, per-head outputs [h, n, ·] and the concatenation [n, d_model]."""
-    x, p = toy.inputs(), toy.params()
+    scores, weights, per-head outputs [h, n, ·] and the concatenation [n, d_model]. params: other
+    parameters than the example's (toy.params())."""
+    x, p = toy.inputs(), params or toy.params()
     n, d = x.shape
     d_k = d // toy.H
     q, k, v = (x @ w + (0 if b is None else b) for w, b in ((p.w_q, p.b_q), (p.w_k, p.b_k), (p.w_v, p.b_v)))
@@ -122,6 +123,7 @@ def _forward(mask=None, divisor=None):
 S, W, HEADS, CONCAT, V = _forward()
 CAUSAL = _forward(mask=np.tril(np.ones((toy.N, toy.N), dtype=bool)))
 WRONG = _forward(divisor=toy.D_MODEL)
+READS_X7 = _forward(params=toy.params(rare_reads=7))  # slicing-the-width's edit exercise
 POS, SYN, RARE, DIFF = range(4)  # the heads, in toy.HEADS order (checked below)
 THE, CAT, ATE, AND, IT, RAN = range(6)
 
@@ -199,6 +201,10 @@ INDEPENDENT = {
     "heads.position_it_and": (W[POS, IT, AND], CLOSE),
     "heads.syntax_it_ran": (W[SYN, IT, RAN], CLOSE),
     "ex.heads.rare_it_cat": (W[RARE, IT, CAT], CLOSE),
+    "heads.rare_min_cat": (W[RARE, :, CAT].min(), CLOSE),
+    "heads.rare_max_cat": (W[RARE, :, CAT].max(), CLOSE),
+    "ex.rare_reads_x7.cat_min": (READS_X7[1][RARE, :, CAT].min(), CLOSE),
+    "ex.rare_reads_x7.cat_max": (READS_X7[1][RARE, :, CAT].max(), CLOSE),
     "ex.blend.margin_pos": (A, CLOSE),
     "ex.blend.margin_syn": (B, CLOSE),
     "ex.blend.tie": (TIE, CLOSE),
@@ -347,8 +353,8 @@ _TRACE = "t = mha_trace(inputs(), params(w_o_mix), H)"
 _MASKED = "t = mha_trace(inputs(), params(w_o_mix), H, mask=np.tril(np.ones((N, N), dtype=bool)))"
 EDITS = {  # page -> (module, the text replaced, its replacement, the code spans the page shows)
     "one-head-blends": (toy, _GAIN, _GAIN + "GAIN_SYNTAX *= np.sqrt(2)\n", ["GAIN_SYNTAX *= np.sqrt(2)", "GAIN_SYNTAX"]),
-    "slicing-the-width": (toy, "w_k[6, 4] += GAIN_RARE", "w_k[7, 4] += GAIN_RARE",
-                          ["w_k[6, 4] += GAIN_RARE", "w_k[7, 4] += GAIN_RARE"]),
+    "slicing-the-width": (toy, "rare_reads: int = 6", "rare_reads: int = 7",
+                          ["rare_reads: int = 6", "rare_reads: int = 7", "w_k[rare_reads, 4] += GAIN_RARE"]),
     "heads-side-by-side": (attention_module, "/ math.sqrt(d_k)", "/ math.sqrt(x.shape[-1])",
                            ["/ math.sqrt(d_k)", "/ math.sqrt(x.shape[-1])", "pytest tests/test_attention.py",
                             "test_loop_equals_batched"]),
@@ -382,6 +388,12 @@ def test_edit_rare_head_reading_x7_moves_its_darkest_cell_but_not_its_target():
     copy = edited("slicing-the-width")
     assert set(copy.targets("rare")) == {CAT}  # still `cat` ...
     assert toy.inputs()[:, 7].argmax() == CAT  # ... which happens to have the largest x7
+    # "only loosely": the numbers the answer prints are the edited block's, and lower than before
+    weights = copy.trace().weights[copy.head_index("rare")]
+    np.testing.assert_array_equal(weights, toy.rare_weights_reading(7))
+    assert set(weights.argmax(axis=1)) == {CAT}  # the largest weight on `cat` at every query
+    assert weights[:, CAT].max() < 0.5 < quantities.value("heads.rare_min_cat")
+    assert quantities.value("ex.rare_reads_x7.cat_min") == weights[:, CAT].min()
 
 
 def test_edit_dividing_by_sqrt_d_model_flattens_the_rows_and_breaks_the_loop_parity():

@@ -97,8 +97,10 @@ def inputs() -> np.ndarray:
     return x
 
 
-def params(w_o_mix: float = 1.0) -> MHAParams:
-    """The block's parameters. ``w_o_mix`` scales the part of W_O that mixes heads (0: block-diagonal)."""
+def params(w_o_mix: float = 1.0, rare_reads: int = 6) -> MHAParams:
+    """The block's parameters. ``w_o_mix`` scales the part of W_O that mixes heads (0: block-diagonal);
+    ``rare_reads`` is the input number the rare-token head's key reads (6, the rarity; slicing-the-width's
+    exercise moves it)."""
     rng = np.random.default_rng(SEED + 1)
     w_q = rng.normal(0.0, NOISE, (D_MODEL, D_MODEL))
     w_k = rng.normal(0.0, NOISE, (D_MODEL, D_MODEL))
@@ -111,7 +113,7 @@ def params(w_o_mix: float = 1.0) -> MHAParams:
     w_k[2:4, 2:4] += GAIN_SYNTAX * np.eye(2)
     # head 2 (columns 4:6): a constant query, a key that is the rarity
     b_q[4] = GAIN_RARE
-    w_k[6, 4] += GAIN_RARE
+    w_k[rare_reads, 4] += GAIN_RARE
     # head 3 (columns 6:8): only the small random part, so its scores stay close to each other
     w_v = rng.normal(0.0, 1.0 / np.sqrt(D_MODEL), (D_MODEL, D_MODEL))
     mixing = rng.normal(0.0, 0.5, (D_MODEL, D_MODEL))
@@ -136,6 +138,12 @@ def _trace(w_o_mix: float):
     for a in t:
         a.flags.writeable = False
     return t
+
+
+def rare_weights_reading(feature: int) -> np.ndarray:
+    """The rare-token head's weights [n, n] when its key reads input number `feature` instead of the
+    rarity: what slicing-the-width's exercise ("w_k[7, 4] += GAIN_RARE") gives after a rebuild."""
+    return mha_trace(inputs(), params(rare_reads=feature), H).weights[head_index("rare")]
 
 
 def head_index(name: str) -> int:
