@@ -59,3 +59,24 @@ def test_a_figure_without_frames_gets_no_controls(loaded):
     figure = dom.select_one("#fig-peak-dip")
     assert figure.select_one(".mha-controls") is None
     assert "mha-js" not in figure.select_one(".mha-frames")["class"]
+
+
+def test_the_download_links_follow_the_frame_shown(browser, served):
+    """The "this frame" links point at the frame the slider shows, and save it under its own name."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + "en/one-head-blends/", wait_until="networkidle")
+    slider = page.locator("#fig-blend-rows input[type=range]")
+    links = """() => [...document.querySelectorAll('#fig-blend-rows a.mha-dl')].map(a => {
+        const frame = document.querySelector('#fig-blend-rows .mha-frame.is-current');
+        return [a.getAttribute('href'), a.download, frame.dataset[a.dataset.fmt], frame.dataset[a.dataset.fmt + 'Name']];
+    })"""
+    seen = []
+    for key in ("Home", "ArrowRight"):
+        slider.focus()
+        page.keyboard.press(key)
+        got = page.evaluate(links)
+        assert got and all(href == want_href and name == want_name and name.startswith("blend-rows-") and ".en." in name
+                           for href, name, want_href, want_name in got), got
+        seen.append(got)
+    assert seen[0] != seen[1]  # another frame, other files, other names
+    page.close()

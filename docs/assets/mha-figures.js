@@ -87,13 +87,16 @@
     show(Number.isFinite(start) ? start : 0);
   }
 
-  // "Download this frame" links point at the frame shown (each frame lists its files in data-svg, ...).
+  // "Download this frame" links point at the frame shown (each frame lists its files in data-svg, ...,
+  // and the names they are saved under in data-svg-name, ...).
   function followDownloads(box, frame) {
     const figure = box.closest('figure');
     if (!figure) return;
     figure.querySelectorAll('.mha-downloads a.mha-dl').forEach((a) => {
       const href = frame.dataset[a.dataset.fmt];
       if (href) a.href = href;
+      const name = frame.dataset[a.dataset.fmt + 'Name'];
+      if (name) a.download = name;
     });
   }
 

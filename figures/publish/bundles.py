@@ -73,6 +73,15 @@ def zip_path(fig_id: str, fmt: str) -> str:
     return f"{fig_id}-frames-{fmt}.zip"
 
 
+def download_name(fig_id: str, lang: str, fmt: str, slug: str | None = None, every_frame: bool = False) -> str:
+    """The file name a download is saved under: unique across figures, frames and languages, so
+    that a lecturer's downloads folder never has one overwrite another (the paths on the site name
+    a frame within its figure's folder only, and are shared by the two languages)."""
+    if every_frame:
+        return f"{fig_id}-frames.{lang}.{fmt}.zip"
+    return f"{fig_id}{'-' + slug if slug else ''}.{lang}.{fmt}"
+
+
 def csv_path(fig_id: str) -> str:
     """Where a figure's data table lives below the figures folder, beside its frames."""
     return f"{fig_id}.csv"

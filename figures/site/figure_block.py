@@ -94,9 +94,11 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, fig
     """The download row: the shown frame in each format (the slider script follows the frame),
     every frame as one zip per format, and a link that copies the figure's full URL."""
     words = WORDS[lang]
-    one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" download>{FORMAT_LABELS[fmt]}</a>'
+    one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" '
+           f'download="{bundles.download_name(fig_id, lang, fmt, shown.slug)}">{FORMAT_LABELS[fmt]}</a>'
            for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
-    every = [f'<a href="{href}" download>{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
+    every = [f'<a href="{href}" download="{bundles.download_name(fig_id, lang, fmt, every_frame=True)}">'
+             f'{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
              for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
              and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
@@ -179,8 +181,8 @@ def data_html(mod, lang: str, csv_href: str | None = None) -> str:
     except bundles.DataTableError as e:
         raise MarkupError(str(e)) from e
     cell = html.escape
-    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download>{WORDS[lang]["csv"]}</a></p>\n'
-            if csv_href else "")
+    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download="{bundles.download_name(fig_id, lang, "csv")}">'
+            f'{WORDS[lang]["csv"]}</a></p>\n' if csv_href else "")
     # a bare <table>: Material's script wraps it to scroll sideways, as it does the page's own tables
     return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n<table>\n<thead><tr>'
             + "".join(f'<th scope="col">{cell(h)}</th>' for h in head) + "</tr></thead>\n<tbody>\n"
@@ -227,8 +229,8 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
             except Exception as e:
                 raise FigureError.caught(e, fig_id, lang, frame.slug, "give its readout") from e
         alt = alt_text + (f" ({label})" if label else "")
-        files = "".join(f' data-{fmt}="{href}"' for fmt in save.FORMATS
-                        if (href := _link(url, frame.path(fmt))) is not None)
+        files = "".join(f' data-{fmt}="{href}" data-{fmt}-name="{bundles.download_name(fig_id, lang, fmt, frame.slug)}"'
+                        for fmt in save.FORMATS if (href := _link(url, frame.path(fmt))) is not None)
         current = " is-current" if control and i == start_index else ""
         svg = url(frame.path("svg"))
         img = pictures(frame, alt, url, size, hidden=bool(control) and not current,
