@@ -64,8 +64,12 @@ def shared_builds(folder: Path, names: list[str]):
 
 
 def _build_missing(folder: Path, names: list[str]) -> None:
-    started = {name: Build(ROOT, folder / name / "site", BUILDS[name]) for name in names
-               if not (folder / name / "done").exists() and (folder / name).mkdir(exist_ok=True) is None}
+    """Build side by side those of `names` not built yet into `folder` (each marked done once built)."""
+    started = {}
+    for name in names:
+        if not (folder / name / "done").exists():
+            (folder / name).mkdir(exist_ok=True)
+            started[name] = Build(ROOT, folder / name / "site", BUILDS[name])
     try:
         for name, build in started.items():
             build.result()

@@ -4,6 +4,7 @@ code still running then is stopped and named, with where it was, instead of hang
 `mkdocs serve`. Each test makes the code loop for ever and watches the limit stop it."""
 
 import signal
+import sys
 import threading
 import time
 
@@ -67,7 +68,7 @@ def test_an_import_that_never_ends_is_stopped_and_named_with_its_line(short_limi
     said = (f"figure 'hangs-on-import' (every language, every frame) failed to import: still running after "
             f"{LIMIT:g} s (the limit, MHA_FIGURE_TIMEOUT), so it was stopped (hangs_on_import.py, line ")
     assert error.headline in (said + "2)", said + "3)")  # the loop's test or its body
-    assert "hangs_on_import" not in __import__("sys").modules  # not half-imported: the next build tries again
+    assert "hangs_on_import" not in sys.modules  # not half-imported: the next build tries again
 
 
 def test_a_data_table_that_never_ends_is_stopped_and_named(short_limit, monkeypatch):
