@@ -124,9 +124,7 @@ def syntactic_bar(relation: str) -> float:
 
 def syntactic(relation_share: dict) -> bool:
     """Syntactic on some relation: its share of that relation's queries reaches syntactic_bar."""
-    bar = roles.ROLE_BARS["syntactic"].share
-    return any(share >= bar and share >= best_fixed_offset(r)[1] + SYNTAX_MARGIN
-               for r, share in relation_share.items())
+    return any(share >= syntactic_bar(r) for r, share in relation_share.items())
 
 
 @functools.lru_cache(maxsize=1)
