@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
+import machine_cache
 from checkout_copy import copy_checkout
 from figures.engine.cache import ENV
+from mha_ref import store
 from mha_ref.tiny import train
 from figures.publish import bundles
 from site_builds import BUILDS, Build, shared_builds
@@ -28,12 +30,15 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session", autouse=True)
 def figure_cache(tmp_path_factory, request):
     """The session's builds and CLI runs share a figure cache of their own, empty at the start: the
-    frame checks fill it, drawing every frame, or taking the frames an earlier session drew and
-    checked from the same code (tests/frame_checks.py, Kept). Its trained/ folder, though, is the one `mkdocs build` uses here
-    (.cache/figures/trained/, or MHA_FIGURE_CACHE's): the page-4 model's weights, named by a digest
-    of the code that trains them, are trained once and then loaded by every session. The tests of
-    training itself (test_training.py) train in caches of their own."""
-    trained = train.cache_folder() or ROOT / ".cache" / "figures" / "trained"  # kept even when the cache is off
+    frame checks fill it, drawing every frame, or taking the frames an earlier session on this
+    machine drew and checked from the same code (tests/frame_checks.py, Kept). Its trained/ folder
+    holds the page-4 model's weights, named by a digest of the code that trains them: MHA_FIGURE_CACHE's
+    when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
+    once and loaded by every later session of every clone. The tests of training itself
+    (test_training.py) train in caches of their own."""
+    # MHA_FIGURE_CACHE's trained/ when it names a folder; otherwise the machine's, shared by clones
+    trained = train.cache_folder() if os.environ.get(ENV, "").strip() and not store.switched_off(ENV) else None
+    trained = trained or machine_cache.folder() / "trained"
     trained.mkdir(parents=True, exist_ok=True)
     folder = tmp_path_factory.mktemp("figure-cache")
     (folder / "trained").symlink_to(trained, target_is_directory=True)

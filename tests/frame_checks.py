@@ -40,7 +40,9 @@ from figures.engine.save import to_bytes_each
 from figures.publish import bundles
 from mha_ref import store
 
-KEPT = Path(__file__).resolve().parents[1] / ".cache" / "frame-checks"  # ignored by git, as all of .cache
+import machine_cache
+
+KEPT = machine_cache.folder() / "frame-checks"  # shared by every clone on the machine
 KEEP = 20000  # files kept after pruning: the whole suite's frames are about 7,600 files, the fast loop's 2,500
 
 # "1 heads", "1 columns": a count of one with a plural noun (the English text only)
