@@ -131,6 +131,7 @@ class FakeNpm:
         assert (pack, flag) == ("pack", "--pack-destination")
         if self.members is not None:
             name, version = spec.rsplit("@", 1)
+            name = name.lstrip("@").replace("/", "-")  # "@scope/name" is packed as scope-name-<version>.tgz
             (Path(dest) / f"{name}-{version}.tgz").write_bytes(tarball(self.members))
         return subprocess.CompletedProcess(args, self.returncode, "", self.stderr)
 

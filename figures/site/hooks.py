@@ -94,6 +94,7 @@ def on_files(files, config):
     static-i18n only localises files inside docs/, and gen-files writes elsewhere.
     """
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
+    files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     if lang == default:
         return files

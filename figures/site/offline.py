@@ -46,6 +46,7 @@ def npm_file(spec: str, member: str, cache: Path = NPM_CACHE) -> Path:
     written out from it again if it differs, so a damaged copy of either is noticed. A damaged
     tarball is dropped, with a warning naming it, and fetched again."""
     name, version = spec.rsplit("@", 1)
+    name = name.lstrip("@").replace("/", "-")  # as `npm pack` names a scoped package's tarball
     tarball = cache / f"{name}-{version}.tgz"
     data = None
     if tarball.exists():
