@@ -1,0 +1,83 @@
+"""Print handouts, read from the PDF chromium makes (page.pdf(), A4) and from the page laid out for
+print: no heading left at the foot of a page, the BibTeX entry on one page, worked answers left out
+unless the reader opened them or asked for every one, and print always in the light scheme.
+test_print_offline.py checks the figures in print."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader
+
+PAGES = ["what-trained-heads-do/", "one-head-blends/", "en/what-trained-heads-do/", "en/references/"]
+ANSWER_BODIES = """() => [...document.querySelectorAll('.md-typeset details.success')].map(d =>
+    [...d.children].filter(c => c.tagName !== 'SUMMARY').some(c => c.getBoundingClientRect().height > 0))"""
+
+
+def _lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module", params=PAGES)
+def handout(request, browser, served):
+    """(the page, the text of each printed page, its headings' texts) for a page printed to A4."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + request.param, wait_until="networkidle")
+    page.emulate_media(media="print")
+    page.wait_for_function("() => !document.querySelector('img[data-src]:not([src])')")
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_load_state("networkidle")
+    pdf = PdfReader(io.BytesIO(page.pdf(format="A4")))
+    headings = page.evaluate("() => [...document.querySelectorAll('.md-content :is(h1,h2,h3,h4)')].map(h => h.innerText)")
+    yield page, [_lines(p.extract_text()) for p in pdf.pages], {" ".join(h.replace("¶", "").split()) for h in headings}
+    page.close()
+
+
+def test_no_heading_is_left_at_the_foot_of_a_printed_page(handout):
+    _, pages, headings = handout
+    assert len(pages) > 1 and headings
+    stranded = [(n + 1, lines[-1]) for n, lines in enumerate(pages[:-1]) if lines and lines[-1] in headings]
+    assert stranded == []
+
+
+def test_the_bibtex_entry_prints_on_one_page(handout):
+    page, pages, _ = handout
+    entry = _lines(page.evaluate("() => [...document.querySelectorAll('pre code')].map(c => c.innerText)"
+                                 ".find(t => t.startsWith('@misc{'))"))
+    first, last = entry[0], entry[-2]  # "@misc{key," ... the last field before "}"
+    on = [n for n, lines in enumerate(pages) if any(first in line for line in lines)]
+    assert len(on) == 1 and any(last in line for line in pages[on[0]]), (first, last, on)
+
+
+@pytest.mark.parametrize("path", ["one-head-blends/", "en/one-head-blends/"])
+def test_worked_answers_print_only_when_opened_or_asked_for(browser, served, path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + path, wait_until="networkidle")
+    assert page.evaluate(ANSWER_BODIES), "the page has worked answers"
+    page.locator(".md-typeset details.success > summary").first.click()  # the reader opens the first
+    page.emulate_media(media="print")
+    shown = page.evaluate(ANSWER_BODIES)
+    notes = page.evaluate("() => [...document.querySelectorAll('.mha-answer-left-out')].map(n => n.offsetParent !== null)")
+    assert shown[0] and not any(shown[1:]), shown  # Material opened them all; only the reader's prints
+    assert notes == [False] + [True] * (len(notes) - 1)  # the others say they were left out
+    page.emulate_media(media="screen")
+    page.locator(".mha-answers-switch input").check()  # "print with every answer"
+    page.emulate_media(media="print")
+    assert all(page.evaluate(ANSWER_BODIES))
+    page.close()
+
+
+@pytest.mark.parametrize("path", ["what-trained-heads-do/", "en/references/"])
+def test_a_page_read_in_the_dark_scheme_prints_light(browser, served, path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + path, wait_until="networkidle")
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+    page.emulate_media(media="print")
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
+    colours = page.evaluate("""() => [getComputedStyle(document.body).backgroundColor,
+        getComputedStyle(document.querySelector('.md-content p')).color]""")
+    assert colours[0] in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)") and colours[1].startswith("rgba(0, 0, 0"), colours
+    page.emulate_media(media="screen")  # printing over: the reader's scheme comes back
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    page.close()
