@@ -243,6 +243,16 @@ def test_where_a_head_points_is_its_heaviest_column():
     assert (m.rare_hits, m.rare_of) == (1, 1)
 
 
+def test_two_words_tied_for_rarest_are_both_the_rarest():
+    """Ids 6 and 7 share the smallest count; a head on either one hits."""
+    counts = rare_counts()
+    counts[7] = counts[6]
+    ss = [sentence([1, 6, 2, 7]), sentence([1, 6, 2, 7])]
+    heads = [[head_map(5, [1] * 5)], [head_map(5, [3] * 5)]]
+    (m,) = measure(ss, heads, counts, top_k=5)
+    assert (m.rare_hits, m.rare_of) == (2, 2)
+
+
 def test_a_sentence_with_no_condition_met_gives_no_rare_verdict():
     (m,) = measure([sentence([1, 2, 3])], [[head_map(4, [0, 0, 0, 0])]], rare_counts(), top_k=5)
     assert m.rare_of == 0 and np.isnan(m.rare_share) and "rare" not in m.roles
@@ -349,3 +359,85 @@ def test_spread_and_survivors():
     assert s.low.tolist() == [1.0, 0.7, 0.1] and s.median.tolist() == [1.0, 0.8, 0.5] and s.high.tolist() == [1.0, 0.9, 0.6]
     assert imp.survivors(curves[0], 3, drop=0.15) == (1, 2)  # 0.9 holds, 0.5 does not
     assert imp.survivors(curves[1], 3, drop=0.15) == (0, 1, 2)
+
+
+# --- against a recount in plain Python, one query at a time ---------------------------------------
+
+def _recount(sentences, maps, counts, top_k):
+    """Every measure of every head recounted with loops over lists, from the paper's words alone."""
+    L, h = maps[0].shape[:2]
+    frequent = sorted((t for t in range(len(counts)) if t != EOS), key=lambda t: (-counts[t], t))[:top_k]
+    out = []
+    for layer in range(L):
+        for head in range(h):
+            conf, queries, offsets = 0.0, 0, {}
+            hits, arcs, at = {}, {}, {}
+            rare_hits = rare_of = 0
+            for s, m in zip(sentences, maps):
+                ids = [int(t) for t in s.tokens]
+                w = m[layer, head].tolist()
+                words = [i for i, t in enumerate(ids) if t != EOS]
+                top = {q: max(words, key=lambda k: (w[q][k], -k)) for q in words}
+                for q in words:
+                    conf += max(w[q][k] for k in words)
+                    queries += 1
+                    offsets[top[q] - q] = offsets.get(top[q] - q, 0) + 1
+                for a in s.arcs:
+                    for name, q, other in ((a.relation + ":dep->head", a.dependent, a.head),
+                                           (a.relation + ":head->dep", a.head, a.dependent)):
+                        arcs[name] = arcs.get(name, 0) + 1
+                        hits[name] = hits.get(name, 0) + (top[q] == other)
+                        at.setdefault(name, {})
+                        at[name][other - q] = at[name].get(other - q, 0) + 1
+                rarest = min((ids[i] for i in words), key=lambda t: (counts[t], t))
+                if rarest not in frequent:
+                    rare_of += 1
+                    column = {k: sum(w[q][k] for q in words) for k in words}
+                    pointed = max(words, key=lambda k: (column[k], -k))
+                    rare_hits += counts[ids[pointed]] == counts[rarest]
+            best = max(offsets.values())
+            scores = {}
+            for name in arcs:
+                most = max(at[name].values())
+                named = min((o for o, c in at[name].items() if c == most), key=lambda o: (abs(o), o))
+                scores[name] = (hits[name], arcs[name], named, most)
+            syntactic = any(10 * (k - b) >= m for name, (k, m, _, b) in scores.items() if not name.startswith("coref"))
+            out.append({"confidence": conf / queries, "n": queries, "offset_hits": best,
+                        "tied": sum(c == best for c in offsets.values()) > 1, "scores": scores,
+                        "rare": (rare_hits, rare_of), "syntactic": syntactic,
+                        "positional": 10 * best >= 9 * queries})
+    return out
+
+
+def _random_sentences(rng, count):
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(3, 9))
+        ids = rng.integers(1, 16, size=n)
+        root = int(rng.integers(n))
+        arcs = [(d, int(rng.choice([k for k in range(n) if k != d])), str(rng.choice(["nsubj", "det", "amod", "coref"])))
+                for d in range(n) if d != root]
+        out.append(sentence(ids, arcs))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_measures_match_a_recount_on_random_maps(seed):
+    rng = np.random.default_rng(seed)
+    sentences = _random_sentences(rng, 30)
+    maps = []
+    for s in sentences:
+        logits = rng.normal(size=(2, 3, len(s.tokens), len(s.tokens))) * 3
+        e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        maps.append(e / e.sum(axis=-1, keepdims=True))
+    counts = rng.integers(1, 200, size=16)
+    counts[EOS] = 10_000
+    got = voita.measure_heads(sentences, maps, counts, EOS, top_k=5)
+    for m, expect in zip(got, _recount(sentences, maps, counts.tolist(), 5)):
+        assert m.confidence == pytest.approx(expect["confidence"], abs=1e-12)
+        assert (m.n, m.offset_hits, m.offset_tied) == (expect["n"], expect["offset_hits"], expect["tied"])
+        assert (m.rare_hits, m.rare_of) == expect["rare"]
+        both = {**m.relation_hits, **{"coref:" + d: s for d, s in m.coreference.items()}}
+        assert {k: tuple(s) for k, s in both.items()} == expect["scores"]
+        assert ("syntactic" in m.roles) == expect["syntactic"]
+        assert ("positional" in m.roles) == expect["positional"]
