@@ -441,3 +441,43 @@ def test_measures_match_a_recount_on_random_maps(seed):
         assert {k: tuple(s) for k, s in both.items()} == expect["scores"]
         assert ("syntactic" in m.roles) == expect["syntactic"]
         assert ("positional" in m.roles) == expect["positional"]
+
+
+# --- Hard Concrete gates (Voita et al. §6.1) -----------------------------------------------------
+
+def test_hard_concrete_probabilities_match_the_share_of_drawn_gates():
+    """P(g != 0) and P(g = 1) in closed form against the shares among 200,000 drawn gates."""
+    from mha_ref.tiny import hard_concrete as hc
+    rng = np.random.default_rng(0)
+    log_a = np.array([[-2.0, 0.0, 1.5]])
+    u = rng.uniform(hc.EPS, 1 - hc.EPS, size=(200_000, 1, 3))
+    g = hc.gates(log_a, u)
+    assert g.min() == 0.0 and g.max() == 1.0
+    assert np.allclose((g > 0).mean(axis=0), hc.p_open(log_a), atol=0.005)
+    assert np.allclose((g == 1).mean(axis=0), hc.p_one(log_a), atol=0.005)
+    # with limits symmetric about [0, 1], P(g = 1) > P(g = 0) exactly when log_a > 0; a gate at
+    # log_a = -0.5 is more often open than not (P(g != 0) > 0.5) and still binarised to 0
+    near = np.array([[-0.5, 0.5]])
+    assert hc.p_open(near)[0, 0] > 0.5
+    assert hc.binarised(near).tolist() == [[0.0, 1.0]]
+
+
+def test_hard_concrete_gradient_matches_finite_differences():
+    from mha_ref.tiny import hard_concrete as hc
+    log_a = np.array([[-0.3, 0.2, 0.7], [1.0, -1.0, 0.0]])
+    u = np.array([[0.3, 0.5, 0.45], [0.2, 0.8, 0.6]])
+    eps = 1e-6
+    for noise in (u, None):
+        numeric = (hc.gates(log_a + eps, noise) - hc.gates(log_a - eps, noise)) / (2 * eps)
+        assert np.allclose(hc.gates_grad(log_a, noise), numeric, atol=1e-6)
+    clipped = np.array([[-5.0, 5.0]])
+    assert hc.gates_grad(clipped, np.full((1, 2), 0.5)).tolist() == [[0.0, 0.0]]
+
+
+def test_trained_gates_close_the_heads_the_loss_does_not_need():
+    """loss = sum w (1 - g)^2: the heads with w = 4 stay open, those with w = 0 close under the L0 penalty."""
+    from mha_ref.tiny import hard_concrete as hc
+    w = np.array([[4.0, 0.0], [0.0, 4.0]])
+    run = hc.train_gates(lambda g: (float((w * (1 - g) ** 2).sum()), -2 * w * (1 - g)), (2, 2), lam=0.5, steps=400, seed=1)
+    assert hc.binarised(run.log_a).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert np.mean(run.objective[-50:]) < np.mean(run.objective[:50])
