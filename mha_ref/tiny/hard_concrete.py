@@ -9,8 +9,8 @@ after Louizos et al. 2018): a gate with log-scale log_a draws u ~ U(eps, 1 - eps
 with temperature 0.33 and (low, high) = (-0.1, 1.1), their defaults; without noise (evaluation) their
 code takes s = sigmoid(log_a). The relaxed L0 penalty is the sum over gates of
 P(g != 0) = sigmoid(log_a - temperature * log(-low / high)), and the objective
-L(gates) + lambda * that sum. The paper binarises the trained gates at test time by which of
-P(g = 0) and P(g = 1) is larger. Everything here is generic: the model comes in as
+L(gates) + lambda * that sum. At test time the paper (§6.1, as page-cited notes quote it)
+binarises each trained gate by which of P(g = 0) and P(g = 1) is larger. Everything here is generic: the model comes in as
 loss_grad(gates [L, h]) -> (loss, dL/dgates [L, h]).
 """
 
