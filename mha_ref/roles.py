@@ -86,10 +86,16 @@ class HeadMeasures(NamedTuple):
     rare_of: int | None = None  # what rare_hits counts out of when not the n queries (sentences, tiny/voita.py)
     # direction -> ArcScore of the coreference arcs (pronoun -> antecedent): reported apart, never a syntactic verdict
     coreference: Mapping[str, ArcScore] = MappingProxyType({})
+    offset_counts: Mapping[int, int] = MappingProxyType({})  # every relative offset -> queries whose top key sits there
 
     @property
     def offset_share(self) -> float:
         return self.offset_hits / self.n
+
+    @property
+    def offset_shares(self) -> dict[int, float]:
+        """Each offset's share of the queries (where offset_counts were kept)."""
+        return {o: k / self.n for o, k in sorted(self.offset_counts.items())}
 
     @property
     def rare_share(self) -> float:

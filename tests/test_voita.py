@@ -72,6 +72,7 @@ def test_a_head_split_between_two_offsets_is_named_by_the_tie_rule(odd, even, na
     targets = [0] + [q + (odd if q % 2 else even) for q in range(1, 9)] + [9, 9]
     (m,) = measure([s], [[head_map(11, targets)]])
     assert (m.offset, m.offset_hits, m.offset_tied, m.n) == (named, 4, True, 10)
+    assert m.offset_shares == dict(sorted({0: 0.2, odd: 0.4, even: 0.4}.items()))
     assert "positional" not in m.roles
 
 
@@ -402,7 +403,7 @@ def _recount(sentences, maps, counts, top_k):
                 named = min((o for o, c in at[name].items() if c == most), key=lambda o: (abs(o), o))
                 scores[name] = (hits[name], arcs[name], named, most)
             syntactic = any(10 * (k - b) >= m for name, (k, m, _, b) in scores.items() if not name.startswith("coref"))
-            out.append({"confidence": conf / queries, "n": queries, "offset_hits": best,
+            out.append({"confidence": conf / queries, "n": queries, "offset_hits": best, "offsets": offsets,
                         "tied": sum(c == best for c in offsets.values()) > 1, "scores": scores,
                         "rare": (rare_hits, rare_of), "syntactic": syntactic,
                         "positional": 10 * best >= 9 * queries})
@@ -436,6 +437,7 @@ def test_measures_match_a_recount_on_random_maps(seed):
     for m, expect in zip(got, _recount(sentences, maps, counts.tolist(), 5)):
         assert m.confidence == pytest.approx(expect["confidence"], abs=1e-12)
         assert (m.n, m.offset_hits, m.offset_tied) == (expect["n"], expect["offset_hits"], expect["tied"])
+        assert m.offset_counts == expect["offsets"]
         assert (m.rare_hits, m.rare_of) == expect["rare"]
         both = {**m.relation_hits, **{"coref:" + d: s for d, s in m.coreference.items()}}
         assert {k: tuple(s) for k, s in both.items()} == expect["scores"]

@@ -165,7 +165,7 @@ class _Tally:
         }
         return roles.HeadMeasures(
             n, self.confidence / n, offset, offset_hits, tied, self.rare_hits, relations,
-            tuple(r for r in roles.ROLES if met[r]), head, layer, self.rare_of, coref)
+            tuple(r for r in roles.ROLES if met[r]), head, layer, self.rare_of, coref, dict(self.offsets))
 
 
 def measure_heads(sentences: Sequence, maps: Sequence[np.ndarray], counts, eos: int,
