@@ -34,7 +34,9 @@ syntactic margin as secondary for the same reason):
   the end symbol left out as query and key. A hit when that key's token is as rare as the
   sentence's rarest (a tie counts). The top 500 of a 32,000-token vocabulary cannot carry over to a
   few dozen words; the cut is a parameter, top_k, and frequent_top_k gives ours (not the paper's):
-  the fewest most frequent tokens that make up half of the corpus's running tokens.
+  the fewest most frequent tokens that make up half of the corpus's running tokens. The paper
+  defines no bar for the role: a head takes it here when its share reaches the share the paper's
+  rare-words head reached (roles.ROLE_BARS["rare"], marked "reported").
 """
 
 from __future__ import annotations
