@@ -6,7 +6,9 @@ largest weight lands: at one fixed relative offset (positional heads), on the to
 dependency relation (syntactic heads), on the sentence's least frequent token (the rare-words
 head). The measures below take any head's weights [n, n] (queries down, keys across);
 toy_head_roles() applies them to the running example. Everything is counted per query, so a share
-is a whole number of queries out of n.
+is a whole number of queries out of n. tiny/voita.py measures any model's heads over many sentences
+into the same HeadMeasures, strictly the paper's way (end symbol, both directions, fixed-offset
+baselines, the rare-word condition).
 """
 
 from __future__ import annotations
@@ -78,8 +80,9 @@ class HeadMeasures(NamedTuple):
     offset_hits: int  # queries whose top key sits at that offset
     offset_tied: bool  # another offset has as many queries: no offset stands out
     rare_hits: int  # queries whose top key is the sentence's rarest token
-    # relation -> (queries whose top key is the word the relation links them to, queries that have one)
-    relation_hits: Mapping[str, tuple[int, int]]
+    # relation -> (queries whose top key is the word the relation links them to, queries that have one),
+    # or, from tiny/voita.py, "relation:direction" -> ArcScore over the arcs (their hits and count first)
+    relation_hits: Mapping[str, tuple[int, int] | ArcScore]
     roles: tuple[str, ...]  # the roles whose bar the head reaches; () when it reaches none
     head: int | None = None  # its place among its layer's heads, where heads are numbered
     layer: int | None = None  # its layer, where the model has several
