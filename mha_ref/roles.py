@@ -6,13 +6,16 @@ largest weight lands: at one fixed relative offset (positional heads), on the to
 dependency relation (syntactic heads), on the sentence's least frequent token (the rare-words
 head). The measures below take any head's weights [n, n] (queries down, keys across);
 toy_head_roles() applies them to the running example. Everything is counted per query, so a share
-is a whole number of queries out of n.
+is a whole number of queries out of n. tiny/voita.py measures any model's heads over many sentences
+into the same HeadMeasures, strictly the paper's way (end symbol, both directions, fixed-offset
+baselines, the rare-word condition).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -43,11 +46,33 @@ ROLE_BARS = {
 }
 
 
-class HeadMeasures(NamedTuple):
-    """One head measured the paper's way, over n queries (one sentence, or many). Hits count queries.
+class ArcScore(NamedTuple):
+    """One relation in one direction, over its arcs: how often the head's top key at the query end is
+    the other end (the paper's "accuracy"), and how often the best fixed offset holds the other end
+    (the paper's positional baseline). tiny/voita.py counts them."""
 
-    The running example's heads (toy_head_roles) and the trained model's (tiny.trained.heads) are
-    both measured into this one type."""
+    hits: int  # arcs whose query end puts its top key on the other end
+    arcs: int
+    offset: int  # the relative offset that holds the other end most often (most_common_offset's tie rule)
+    offset_hits: int  # arcs whose other end sits at that offset: what a head fixed on it would score
+
+    @property
+    def accuracy(self) -> float:
+        return self.hits / self.arcs
+
+    @property
+    def baseline(self) -> float:
+        return self.offset_hits / self.arcs
+
+
+class HeadMeasures(NamedTuple):
+    """One head measured the paper's way, over n queries (one sentence, or many). Hits count queries,
+    except rare_hits when rare_of is given (then sentences, tiny/voita.py).
+
+    The running example's heads (toy_head_roles), the trained model's (tiny.trained.heads) and any
+    model's maps measured by tiny/voita.py are all measured into this one type. relation_hits holds
+    (hits, total) pairs, or ArcScores (which start with the same two numbers) where a baseline was
+    counted too."""
 
     n: int
     confidence: float  # mean over queries of the largest weight
@@ -55,22 +80,35 @@ class HeadMeasures(NamedTuple):
     offset_hits: int  # queries whose top key sits at that offset
     offset_tied: bool  # another offset has as many queries: no offset stands out
     rare_hits: int  # queries whose top key is the sentence's rarest token
-    # relation -> (queries whose top key is the word the relation links them to, queries that have one)
-    relation_hits: Mapping[str, tuple[int, int]]
+    # relation -> (queries whose top key is the word the relation links them to, queries that have one),
+    # or, from tiny/voita.py, "relation:direction" -> ArcScore over the arcs (their hits and count first)
+    relation_hits: Mapping[str, tuple[int, int] | ArcScore]
     roles: tuple[str, ...]  # the roles whose bar the head reaches; () when it reaches none
     head: int | None = None  # its place among its layer's heads, where heads are numbered
+    layer: int | None = None  # its layer, where the model has several
+    rare_of: int | None = None  # what rare_hits counts out of when not the n queries (sentences, tiny/voita.py)
+    # direction -> ArcScore of the coreference arcs (pronoun -> antecedent): reported apart, never a syntactic verdict
+    coreference: Mapping[str, ArcScore] = MappingProxyType({})
+    offset_counts: Mapping[int, int] = MappingProxyType({})  # every relative offset -> queries whose top key sits there
 
     @property
     def offset_share(self) -> float:
         return self.offset_hits / self.n
 
     @property
+    def offset_shares(self) -> dict[int, float]:
+        """Each offset's share of the queries (where offset_counts were kept)."""
+        return {o: k / self.n for o, k in sorted(self.offset_counts.items())}
+
+    @property
     def rare_share(self) -> float:
-        return self.rare_hits / self.n
+        """rare_hits over what they count (nan when no sentence met the condition: no verdict)."""
+        total = self.n if self.rare_of is None else self.rare_of
+        return self.rare_hits / total if total else float("nan")
 
     @property
     def relation_share(self) -> dict[str, float]:
-        return {r: k / m for r, (k, m) in self.relation_hits.items()}
+        return {r: hits[0] / hits[1] for r, hits in self.relation_hits.items()}
 
 
 def _square(weights) -> np.ndarray:
