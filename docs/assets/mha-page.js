@@ -3,8 +3,9 @@
  *   menu, a.md-select__link[hreflang]) adds the current anchor, or, when the reader has scrolled
  *   without one, the id of the heading or figure at the top of the screen. Both languages share
  *   every id (figures/site/language.py says why Material's own switch is not used).
- * - Material's search dialog gets a name (its input's placeholder, in the page's language), and a
- *   table too wide for the column, which scrolls sideways, can be reached and scrolled by keyboard. */
+ * - Material's search dialog gets a name (its input's placeholder, in the page's language), each
+ *   code block's button bar a name of its own, and a table too wide for the column, which scrolls
+ *   sideways, can be reached and scrolled by keyboard. */
 (() => {
   'use strict';
   const PLACES = '.md-content h2[id], .md-content h3[id], .md-content figure[id]';
@@ -34,6 +35,11 @@
     const input = document.querySelector('.md-search__input');
     if (dialog && input && !dialog.hasAttribute('aria-label')) dialog.setAttribute('aria-label', input.placeholder);
     document.querySelectorAll('.md-typeset__scrollwrap, .mha-math').forEach(focusableIfScrolls);
+    // Material puts each code block's copy button in a <nav>: landmarks a screen reader lists, so
+    // each gets a name of its own.
+    const zh = document.documentElement.lang.startsWith('zh');
+    document.querySelectorAll('.md-code__nav').forEach((nav, i) =>
+      nav.setAttribute('aria-label', zh ? `代码块 ${i + 1} 的按钮` : `Code block ${i + 1} buttons`));
   }
   // A table that scrolls sideways takes focus, so a keyboard can scroll it; one folded in a
   // figure's numbers (<details>) is measured when it is opened.
