@@ -62,7 +62,9 @@ def test_the_built_site_serves_the_font_its_stylesheet_names(site):
 # the MATH table changes. Set in the text font the sum is 0.94 em and the brackets 1.0 em.
 MEASURE = """() => [...document.querySelectorAll('.mha-math math mo')].map(mo => {
   const em = parseFloat(getComputedStyle(mo).fontSize);
-  const aroundFraction = mo.textContent === '(' && mo.parentElement.querySelector('mfrac') !== null;
+  // a bracket set to grow (\\left( ... \\right)) around a fraction
+  const aroundFraction = mo.getAttribute('stretchy') === 'true' && mo.textContent === '('
+      && mo.parentElement.querySelector('mfrac') !== null;
   return {sign: mo.textContent, height: mo.getBoundingClientRect().height / em, aroundFraction};
 })"""
 
