@@ -13,7 +13,7 @@ from figures.site import cite
 
 ID = identities.ID
 ZH = cite.PageCitation("zh", "one-head-blends", "一个头只能混合", "https://x.example/repo/one-head-blends/",
-                       "2025-03-07", ID)
+                       "2025-03-07", ID, translated="One head can only blend")
 EN = cite.PageCitation("en", "index", "Multi-head attention, explained", "https://x.example/repo/en/",
                        "2025-12-31", ID)
 
@@ -21,26 +21,27 @@ EN = cite.PageCitation("en", "index", "Multi-head attention, explained", "https:
 # ---- GB/T 7714-2015 ---------------------------------------------------------------------------
 
 def test_gbt7714_zh():
-    assert cite.gbt7714(ZH) == ("mha-explained contributors. 一个头只能混合[EB/OL]. 1.2.0版. 多头注意力, "
-                                "2025(2025-03-07)[YYYY-MM-DD]. https://x.example/repo/one-head-blends/.")
+    assert cite.gbt7714(ZH) == ("mha-explained contributors. 一个头只能混合[EB/OL]. 1.2.0版. "
+                                "(2025-03-07)[YYYY-MM-DD]. https://x.example/repo/one-head-blends/.")
 
 
 def test_gbt7714_en():
     assert cite.gbt7714(EN) == ("mha-explained contributors. Multi-head attention, explained[EB/OL]. Version 1.2.0. "
-                                "Multi-head attention, explained, 2025(2025-12-31)[YYYY-MM-DD]. "
-                                "https://x.example/repo/en/.")
+                                "(2025-12-31)[YYYY-MM-DD]. https://x.example/repo/en/.")
 
 
 # ---- APA 7 ------------------------------------------------------------------------------------
 
 def test_apa7_zh():
-    assert cite.apa7(ZH) == ("mha-explained contributors. (2025, March 7). 一个头只能混合 (Version 1.2.0). "
-                             "多头注意力. https://x.example/repo/one-head-blends/")
+    assert cite.apa7(ZH) == ("mha-explained contributors. (2025, March 7). 一个头只能混合 [One head can only blend] "
+                             "(Version 1.2.0). 多头注意力. Retrieved Month D, YYYY, from "
+                             "https://x.example/repo/one-head-blends/")
 
 
 def test_apa7_en():
     assert cite.apa7(EN) == ("mha-explained contributors. (2025, December 31). Multi-head attention, explained "
-                             "(Version 1.2.0). Multi-head attention, explained. https://x.example/repo/en/")
+                             "(Version 1.2.0). Multi-head attention, explained. Retrieved Month D, YYYY, from "
+                             "https://x.example/repo/en/")
 
 
 @pytest.mark.parametrize("date, says", [("2024-01-01", "(2024, January 1)"), ("2024-02-29", "(2024, February 29)"),
@@ -53,23 +54,21 @@ def test_apa7_date_has_the_month_by_name_and_no_leading_zero(date, says):
 # ---- BibTeX -----------------------------------------------------------------------------------
 
 BIB_ZH = r"""@misc{mha-explained-one-head-blends-zh,
-  title        = "{一个头只能混合}",
-  author       = "{mha-explained contributors}",
-  howpublished = "\url{https://x.example/repo/one-head-blends/}",
-  url          = "https://x.example/repo/one-head-blends/",
-  urldate      = "YYYY-MM-DD",
-  note         = "多头注意力，版本 1.2.0，更新于 2025-03-07",
-  year         = "2025"
+  title   = "{一个头只能混合}",
+  author  = "{mha-explained contributors}",
+  url     = "https://x.example/repo/one-head-blends/",
+  urldate = "YYYY-MM-DD",
+  note    = "多头注意力，版本 1.2.0，更新于 2025-03-07",
+  year    = "2025"
 }"""
 
 BIB_EN = r"""@misc{mha-explained-index-en,
-  title        = "{Multi-head attention, explained}",
-  author       = "{mha-explained contributors}",
-  howpublished = "\url{https://x.example/repo/en/}",
-  url          = "https://x.example/repo/en/",
-  urldate      = "YYYY-MM-DD",
-  note         = "Multi-head attention, explained, version 1.2.0, updated 2025-12-31",
-  year         = "2025"
+  title   = "{Multi-head attention, explained}",
+  author  = "{mha-explained contributors}",
+  url     = "https://x.example/repo/en/",
+  urldate = "YYYY-MM-DD",
+  note    = "Multi-head attention, explained, version 1.2.0, updated 2025-12-31",
+  year    = "2025"
 }"""
 
 
@@ -86,7 +85,7 @@ def test_bibtex_parses_with_pybtex(c):
     assert key == f"mha-explained-{c.slug}-{c.lang}" and entry.type == "misc"
     assert entry.fields["title"] == "{" + c.title + "}"
     assert [str(p) for p in entry.persons["author"]] == ["{mha-explained contributors}"]  # one organisation
-    assert entry.fields["url"] == c.url and entry.fields["howpublished"] == r"\url{" + c.url + "}"
+    assert entry.fields["url"] == c.url and "howpublished" not in entry.fields  # biblatex would print the URL twice
     assert entry.fields["urldate"] == "YYYY-MM-DD" and entry.fields["year"] == c.date[:4]
 
 
@@ -132,7 +131,9 @@ def test_the_section_in_english_exact():
         "",
         "## Cite this page {#cite data-search-exclude }",
         "",
-        "Replace `YYYY-MM-DD` with the day you read the page (GB/T 7714's access date, BibTeX's urldate).",
+        "`YYYY-MM-DD` and `Month D, YYYY` stand for the day you read the page (GB/T 7714's access date, APA's "
+        "retrieval date, BibTeX's urldate); with scripts on, the page has filled in today's date, and print keeps "
+        "the placeholders.",
         "",
         "**GB/T 7714-2015**", "", "```text", cite.gbt7714(EN), "```", "",
         "**APA 7**", "", "```text", cite.apa7(EN), "```", "",
@@ -143,7 +144,8 @@ def test_the_section_in_english_exact():
 def test_the_section_in_chinese_has_the_same_id_and_its_own_words():
     text = cite.markdown(ZH)
     assert text.startswith("\n\n更新于 2025-03-07 · v1.2.0\n{: .mha-updated }\n\n## 引用本页 {#cite data-search-exclude }\n")
-    assert "把 `YYYY-MM-DD` 换成你读到本页的日期（GB/T 7714 的引用日期，BibTeX 的 urldate）。" in text
+    assert ("`YYYY-MM-DD` 与 `Month D, YYYY` 处填你读到本页的日期（GB/T 7714 的引用日期，APA 的检索日期，BibTeX 的 "
+            "urldate）；开着脚本时，页面已替你填上今天的日期；打印出来的仍是占位符。") in text
     assert f"```bibtex\n{BIB_ZH}\n```" in text
 
 
@@ -181,3 +183,12 @@ def test_a_page_is_dated_by_its_own_file_its_figures_and_mha_ref():
 
 def test_without_git_the_fallback_date_is_cited(tmp_path):
     assert cite.last_changed(tmp_path, ["docs/index.zh.md"], "2026-11-30") == "2026-11-30"
+
+
+def test_a_chinese_page_is_translated_by_its_english_twins_title(tmp_path):
+    (tmp_path / "x.zh.md").write_text("# 一个头 {#x}\n\n正文\n", encoding="utf-8")
+    (tmp_path / "x.en.md").write_text("# One head {#x}\n\nText\n", encoding="utf-8")
+    assert cite.english_title(str(tmp_path / "x.zh.md")) == "One head"
+    (tmp_path / "x.en.md").write_text("No title\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"x\.en\.md: a page starts with its title"):
+        cite.english_title(str(tmp_path / "x.zh.md"))

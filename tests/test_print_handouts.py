@@ -81,3 +81,21 @@ def test_a_page_read_in_the_dark_scheme_prints_light(browser, served, path):
     page.emulate_media(media="screen")  # printing over: the reader's scheme comes back
     page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
     page.close()
+
+
+@pytest.mark.parametrize("path", ["one-head-blends/", "en/references/"])
+def test_the_citations_carry_todays_date_on_screen_and_the_placeholders_in_print(browser, served, path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + path, wait_until="networkidle")
+    today = page.evaluate("() => { const d = new Date(); return [d.getFullYear(), d.getMonth() + 1, d.getDate()]; }")
+    iso = f"{today[0]}-{today[1]:02d}-{today[2]:02d}"
+    citations = "() => [...document.querySelectorAll('#cite ~ * pre code')].map(c => c.innerText).join('\\n')"
+    screen = page.evaluate(citations)
+    assert "YYYY-MM-DD" not in screen and "Month D, YYYY" not in screen
+    assert screen.count(f"[{iso}]") == 1 and f'urldate = "{iso}"' in " ".join(screen.split())  # GB/T, BibTeX
+    assert f", {today[0]}, from " in screen  # APA's "Retrieved December 1, 2026, from"
+    page.emulate_media(media="print")  # the script hears of it a moment later (a media query's change)
+    page.wait_for_function(f"() => ({citations})().includes('[YYYY-MM-DD]')", timeout=5000)
+    printed = page.evaluate(citations)
+    assert "[YYYY-MM-DD]" in printed and "Retrieved Month D, YYYY, from" in printed and f"[{iso}]" not in printed
+    page.close()

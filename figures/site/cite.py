@@ -21,12 +21,14 @@ from ..text import constructs
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
+APA_PLACEHOLDER = "Month D, YYYY"  # the same day as APA writes it ("Retrieved December 1, 2026, from")
 
 TEXT = {
     "zh": {
         "heading": "引用本页",
         "updated": "更新于 {date} · v{version}",
-        "how": f"把 `{PLACEHOLDER}` 换成你读到本页的日期（GB/T 7714 的引用日期，BibTeX 的 urldate）。",
+        "how": (f"`{PLACEHOLDER}` 与 `{APA_PLACEHOLDER}` 处填你读到本页的日期（GB/T 7714 的引用日期，APA 的"
+                "检索日期，BibTeX 的 urldate）；开着脚本时，页面已替你填上今天的日期；打印出来的仍是占位符。"),
         "edition": "{version}版",
         "note": "{site}，版本 {version}，更新于 {date}",
         "footer": ('文字与图采用 <a href="{content_url}">{content}</a> 许可，代码采用 '
@@ -35,7 +37,9 @@ TEXT = {
     "en": {
         "heading": "Cite this page",
         "updated": "Updated {date} · v{version}",
-        "how": f"Replace `{PLACEHOLDER}` with the day you read the page (GB/T 7714's access date, BibTeX's urldate).",
+        "how": (f"`{PLACEHOLDER}` and `{APA_PLACEHOLDER}` stand for the day you read the page (GB/T 7714's access "
+                "date, APA's retrieval date, BibTeX's urldate); with scripts on, the page has filled in today's "
+                "date, and print keeps the placeholders."),
         "edition": "Version {version}",
         "note": "{site}, version {version}, updated {date}",
         "footer": ('Text and figures: <a href="{content_url}">{content}</a>; code: '
@@ -54,6 +58,7 @@ class PageCitation:
     url: str       # site_url + the page's url
     date: str      # YYYY-MM-DD: the last change to the page's sources
     identity: Identity = IDENTITY
+    translated: str = ""  # a Chinese page's title in English (its twin's), which APA adds in brackets
 
     @property
     def site(self) -> str:
@@ -84,17 +89,22 @@ def last_changed(root: Path, paths: list[str], fallback: str) -> str:
 # ---- the section at the end of every page -------------------------------------------------------
 
 def gbt7714(c: PageCitation) -> str:
-    """GB/T 7714-2015, 电子资源: 主要责任者. 题名[EB/OL]. 版本项. 出版者, 出版年(更新或修改日期)[引用日期]. 获取和访问路径."""
+    """GB/T 7714-2015, 电子资源 (4.1.3 and its [EB/OL] examples): 主要责任者. 题名[EB/OL]. 版本项.
+    (更新或修改日期)[引用日期]. 获取和访问路径. The responsible party is the site's authors; a web
+    page has no place of publication, and the standard's examples of [EB/OL] then give no
+    publisher either, rather than a publisher without its place."""
     edition = TEXT[c.lang]["edition"].format(version=c.identity.version)
-    return (f"{', '.join(c.identity.authors)}. {c.title}[EB/OL]. {edition}. {c.site}, {c.date[:4]}"
-            f"({c.date})[{PLACEHOLDER}]. {c.url}.")
+    return f"{', '.join(c.identity.authors)}. {c.title}[EB/OL]. {edition}. ({c.date})[{PLACEHOLDER}]. {c.url}."
 
 
 def apa7(c: PageCitation) -> str:
-    """APA 7, a page of a website: Author. (Year, Month Day). Title (Version). Site. URL"""
+    """APA 7, a page of a website that changes: Author. (Year, Month Day). Title [English title]
+    (Version). Site. Retrieved Month Day, Year, from URL. A title in another language than English
+    is followed by its English translation in square brackets (APA 7, 9.38)."""
     year, month, day = (int(x) for x in c.date.split("-"))
-    return (f"{', '.join(c.identity.authors)}. ({year}, {MONTHS[month - 1]} {day}). {c.title} "
-            f"(Version {c.identity.version}). {c.site}. {c.url}")
+    title = f"{c.title} [{c.translated}]" if c.translated else c.title
+    return (f"{', '.join(c.identity.authors)}. ({year}, {MONTHS[month - 1]} {day}). {title} "
+            f"(Version {c.identity.version}). {c.site}. Retrieved {APA_PLACEHOLDER}, from {c.url}")
 
 
 TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -130,11 +140,11 @@ def _tex(text: str) -> str:
 def bibtex(c: PageCitation) -> str:
     """A @misc entry. Values are in quotes, not braces, so that a braced name ({mha-explained
     contributors}: an organisation, kept whole) never prints "{{", which the site reads as a
-    construct left unexpanded."""
+    construct left unexpanded. The address is in `url` only: biblatex prints `url`, and a
+    `howpublished` holding the same address printed it twice."""
     fields = {
         "title": "{" + _tex(c.title) + "}",  # braced again: BibTeX styles keep its case
         "author": " and ".join("{" + _tex(a) + "}" for a in c.identity.authors),
-        "howpublished": r"\url{" + c.url + "}",
         "url": c.url,
         "urldate": PLACEHOLDER,
         "note": _tex(TEXT[c.lang]["note"].format(site=c.site, version=c.identity.version, date=c.date)),
@@ -196,6 +206,15 @@ def footer(lang: str, identity: Identity = IDENTITY) -> str:
         authors=html.escape(", ".join(identity.authors)), repository=href(identity.repository))
 
 
+def english_title(zh_source: str) -> str:
+    """The title of a Chinese page's English twin (docs/x.zh.md -> docs/x.en.md)."""
+    twin = Path(zh_source).with_name(Path(zh_source).name.removesuffix(".zh.md") + ".en.md")
+    found = numbering.TITLE.search(twin.read_text(encoding="utf-8"))
+    if found is None:
+        raise ValueError(f"{twin}: a page starts with its title, '# Title {{#id}}', which its twin's citation translates")
+    return found["title"]
+
+
 def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str) -> str:
     """The page's updated line and cite section; its citation meta tags go to page.meta, which
     overrides/main.html prints."""
@@ -208,7 +227,8 @@ def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str
     except RuntimeError as e:
         raise ValueError(f"{page.file.src_uri}: {e}") from e
     citation = PageCitation(lang=lang, slug=nav_entry.removesuffix(".md"), title=title["title"],
-                            url=attribute_url(IDENTITY.site_url) + page.url, date=date)  # = the canonical link
+                            url=attribute_url(IDENTITY.site_url) + page.url, date=date,  # = the canonical link
+                            translated=english_title(page.file.abs_src_path) if lang == "zh" else "")
     page.meta["citation"] = meta(citation)
     page.update_date = date  # the sitemap's <lastmod> (and its .gz's time), not the day of the build
     return markdown(citation)
