@@ -20,7 +20,7 @@ from mha_ref.tiny import language, lm, lm_train
 from mha_ref import store
 from test_backward import ATOL, RTOL, numeric_grad
 
-TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12)  # d_k = 2: 2 layers x 4 heads, as the real model
+TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # d_k = 2; 2 layers x 4 heads, as the real model
 SMALL = lm_train.LMTrainConfig(model=TINY, train_sentences=120, held_out=12, steps=6, batch=16)
 SENTENCES = language.sentences(400, 7)
 
@@ -257,9 +257,12 @@ def test_evaluate_masks_each_token_alone_and_counts_each_relation():
 # training: determinism, the digest, the disk cache
 # --------------------------------------------------------------------------------------------
 
-def test_the_same_seed_trains_the_same_weights():
-    first, again, other = (lm_train.train(SMALL, s) for s in (0, 0, 1))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])  # the tests' and training's
+def test_the_same_seed_trains_the_same_weights(dtype):
+    config = SMALL._replace(model=TINY._replace(dtype=dtype))
+    first, again, other = (lm_train.train(config, s) for s in (0, 0, 1))
     for a, b in zip(lm.arrays(first.model), lm.arrays(again.model), strict=True):
+        assert a.dtype == b.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(first.losses, again.losses)
     assert not np.array_equal(first.model.embed, other.model.embed)
