@@ -56,7 +56,7 @@ e = lm.evaluate(t.model, lm_train.held_out())
 print(json.dumps({"existed": existed, "exists": path.exists(), "call": done - call, "in_process": done - start,
                   "cpu": usage.ru_utime + usage.ru_stime, "final_loss": float(t.losses[-50:].mean()),
                   "first_loss": float(t.losses[0]), "loss": e.loss, "accuracy": e.accuracy,
-                  "per_relation": e.per_relation, "counts": e.counts}))
+                  "per_relation": e.per_relation}))
 '''
 
 
@@ -95,20 +95,19 @@ def lm_seeds() -> None:
     relations = language.RELATIONS
     print(f"{'seed':>4} {'process s':>9} {'trained() s':>11} {'cpu s':>7} {'budget':>8} {'load':>5} "
           f"{'loss':>6} {'acc':>5}  " + " ".join(f"{r:>6}" for r in relations))
-    counts = None
     for seed in lm_train.SEEDS:
         load = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix="mha-bench-lm-") as tmp:
             seconds, cold = run_child(Path(tmp), LM_CHILD, str(seed))
         if cold["existed"] or not cold["exists"]:
             sys.exit(f"bench.train: the cold run must train and save: {cold}")
-        counts = cold["counts"]
         print(f"{seed:>4} {seconds:9.2f} {cold['call']:11.2f} {cold['cpu']:7.2f} {f'<= {BUDGET:.0f}':>8} {load:5.2f} "
               f"{cold['loss']:6.3f} {cold['accuracy']:5.1%}  "
               + " ".join(f"{cold['per_relation'].get(r, float('nan')):6.1%}" for r in relations)
               + f"  {'within' if seconds <= BUDGET else 'OVER'} budget")
-    print(f"held-out masked tokens per relation (each token masked alone): "
-          + ", ".join(f"{r} {counts[r]}" for r in relations))
+    arcs = [a.relation for s in lm_train.held_out() for a in s.arcs]
+    print(f"{len(lm_train.held_out())} held-out sentences, each token masked alone; masked tokens per relation: "
+          + ", ".join(f"{r} {arcs.count(r)}" for r in relations))
 
 
 def main() -> int:

@@ -87,16 +87,22 @@ def named_arrays(tree, prefix: str = "") -> dict[str, np.ndarray]:
         return {prefix: tree}
     if not isinstance(tree, tuple):
         return {}
-    names = getattr(tree, "_fields", range(len(tree)))
-    return {k: a for name, part in zip(names, tree) for k, a in named_arrays(part, f"{prefix}.{name}" if prefix else str(name)).items()}
+    out = {}
+    for name, part in zip(getattr(tree, "_fields", range(len(tree))), tree):
+        out.update(named_arrays(part, f"{prefix}.{name}" if prefix else str(name)))
+    return out
 
 
 def replace_arrays(tree, new: list[np.ndarray]):
-    """tree with its arrays (in arrays() order) replaced by new, consumed from the front."""
+    """tree with its arrays replaced by new, in arrays() order."""
+    return _fill(tree, iter(new))
+
+
+def _fill(tree, new):
     if isinstance(tree, np.ndarray):
-        return new.pop(0)
+        return next(new)
     if isinstance(tree, tuple):
-        parts = [replace_arrays(part, new) for part in tree]
+        parts = [_fill(part, new) for part in tree]
         return type(tree)(*parts) if hasattr(tree, "_fields") else tuple(parts)
     return tree
 
@@ -384,7 +390,6 @@ class Evaluation(NamedTuple):
     loss: float  # mean cross-entropy over every masked token
     accuracy: float  # share of masked tokens whose highest logit is the original token
     per_relation: dict[str, float]  # relation -> accuracy on the masked tokens that are its dependent
-    counts: dict[str, int]  # relation -> how many masked tokens that is
 
 
 def one_masked(sentences) -> tuple[Batch, list[tuple[int, int]]]:
@@ -400,7 +405,8 @@ def one_masked(sentences) -> tuple[Batch, list[tuple[int, int]]]:
 
 def evaluate(model: Model, sentences, gates: np.ndarray | None = None, chunk: int = 512) -> Evaluation:
     """Each non-<eos> token of each sentence masked alone and predicted: loss and accuracy overall,
-    and per relation over the masked tokens that are the dependent of an arc of that relation."""
+    and per relation over the masked tokens that are the dependent of an arc of that relation (as
+    many as the sentences have arcs of it; a relation with none is left out)."""
     sentences = sorted(sentences, key=lambda s: len(s.tokens))  # rows of similar length, less padding
     batch, rows = one_masked(sentences)
     losses, right = np.empty(len(rows)), np.empty(len(rows), dtype=bool)
@@ -423,5 +429,4 @@ def evaluate(model: Model, sentences, gates: np.ndarray | None = None, chunk: in
     for k, row in enumerate(rows):
         for r in relation_of.get(row, ()):
             hits[r].append(right[k])
-    return Evaluation(float(losses.mean()), float(right.mean()),
-                      {r: float(np.mean(v)) for r, v in hits.items() if v}, {r: len(v) for r, v in hits.items()})
+    return Evaluation(float(losses.mean()), float(right.mean()), {r: float(np.mean(v)) for r, v in hits.items() if v})
