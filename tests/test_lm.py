@@ -324,6 +324,18 @@ def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
     assert any(f"trained weights {path} cannot be read" in r.getMessage() for r in caplog.records)
 
 
+def test_prepare_trains_every_seed_only_with_a_disk_cache(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(lm_train, "trained", lambda seed: calls.append(seed))
+    monkeypatch.setenv(store.CACHE_ENV, "0")
+    lm_train.prepare()
+    assert calls == []
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    lm_train.prepare()
+    assert calls == list(lm_train.SEEDS) and len(lm_train.SEEDS) >= 5
+
+
 def test_the_digest_changes_with_the_configuration_and_seed():
     digests = {lm_train.code_digest(c, s) for c, s in ((SMALL, 0), (SMALL, 1), (SMALL._replace(steps=7), 0),
                                                       (SMALL._replace(model=TINY._replace(d_ff=16)), 0))}
