@@ -37,6 +37,13 @@
     document.querySelectorAll('.md-typeset__scrollwrap, .mha-math').forEach(focusableIfScrolls);
     // Material puts each code block's copy button in a <nav>: landmarks a screen reader lists, so
     // each gets a name of its own.
+    // A table header that is only a formula (d_k = d_v): its formula is named by its text, so the
+    // header is not read as empty with each cell of its column.
+    document.querySelectorAll('.md-typeset th').forEach((th) => {
+      const text = [...th.childNodes].filter((n) => n.nodeName.toLowerCase() !== 'math').map((n) => n.textContent).join('');
+      const math = th.querySelector('math');
+      if (math && !text.trim()) math.setAttribute('aria-label', math.textContent.replace(/\s+/g, ' ').trim());
+    });
     const zh = document.documentElement.lang.startsWith('zh');
     document.querySelectorAll('.md-code__nav').forEach((nav, i) =>
       nav.setAttribute('aria-label', zh ? `代码块 ${i + 1} 的按钮` : `Code block ${i + 1} buttons`));
