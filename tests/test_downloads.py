@@ -98,8 +98,8 @@ def test_every_download_link_resolves(site):
                 for fmt in save.FORMATS:
                     assert resolve(site, page, frame[f"data-{fmt}"]).is_file(), (page, fmt)
             copy = figure.select_one("a.mha-copy-link")
-            if figure["class"] == ["mha-figure"]:
-                assert page_of(site, copy["href"]) == page and copy["href"].endswith(f"#{figure['id']}")
+            if figure["class"] == ["mha-figure"]:  # the figure's anchor, on whatever address the page is read
+                assert copy["href"] == f"#{figure['id']}"
     assert links > 2 * len(registry.ORDER) * len(save.FORMATS)
 
 

@@ -5,12 +5,14 @@ root (figures/publish/identity.py, figures/site/language.py, figures/site/descri
 import logging
 import re
 
+import markdown
 import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
+from figures.engine import registry
 from figures.publish import identity
-from figures.site import description, hooks, language
+from figures.site import description, figure_block, hooks, language
 
 
 @pytest.mark.parametrize("url, placeholder", [
@@ -129,6 +131,40 @@ def test_a_first_sentence_too_long_is_cut_at_a_word_and_chinese_at_a_character()
     assert description.page_description("<h1>only a title</h1>", "en") == ""
 
 
+# ---- a figure's blocks, and its "Copy link" ---------------------------------------------------------
+
+BLOCK_IN_P = re.compile(r"<p\b[^>]*>(?:(?!</p>).)*?<(?:p|div|figure|table|details|ul|ol|h[1-6])\b", re.S)
+
+
+@pytest.mark.parametrize("fold", [figure_block.PROVENANCE_FOLD, 0])  # its code's list as a <p>, and folded (<div>)
+def test_markdown_wraps_no_block_of_a_figure_in_a_paragraph(monkeypatch, fold):
+    """As the page's Markdown (md_in_html) reads a placed figure: a <p> around a block would leave
+    the browser two empty paragraphs."""
+    monkeypatch.setattr(figure_block, "PROVENANCE_FOLD", fold)
+    html = figure_block.figure_html(registry.ORDER[0], "en", 1, lambda path: f"../figures/{path}", where="page.md")
+    out = markdown.markdown(html, extensions=["md_in_html", "attr_list"])
+    assert BLOCK_IN_P.search(out) is None, BLOCK_IN_P.search(out)[0][:200]
+    assert out.count('class="mha-provenance"') == 1
+
+
+def test_copy_link_is_the_figures_anchor():
+    html = figure_block.figure_html(registry.ORDER[0], "zh", 1, lambda path: f"../figures/{path}", where="page.md")
+    link = BeautifulSoup(html, "html.parser").select_one("a.mha-copy-link")
+    assert link["href"] == f"#fig-{registry.ORDER[0]}" and identity.IDENTITY.site_url not in html.split("mha-provenance")[0]
+
+
+def test_copy_link_copies_the_address_the_reader_is_on(browser, served):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    address = served + "en/one-head-blends/?via=a-copy"  # wherever the page is read, query included
+    page.goto(address, wait_until="networkidle")
+    figure = page.eval_on_selector("figure.mha-figure", "f => f.id")
+    page.click(f"#{figure} a.mha-copy-link")
+    assert page.evaluate("navigator.clipboard.readText()") == f"{address}#{figure}"
+    assert page.url == address  # copied, not followed
+    context.close()
+
+
 # ---- the built site -------------------------------------------------------------------------------
 
 def _pages(site):
@@ -140,9 +176,6 @@ def test_only_the_build_at_the_placeholder_says_so_in_one_line(site, sub_path_si
     said = [line for line in (site.parent / "build.log").read_text(encoding="utf-8").splitlines() if "placeholder" in line]
     assert len(said) == 1 and said[0].startswith("WARNING"), said
     assert "placeholder" not in (sub_path_site.parent / "build.log").read_text(encoding="utf-8")
-
-
-BLOCK_IN_P = re.compile(r"<p\b[^>]*>(?:(?!</p>).)*?<(?:p|div|figure|table|details|ul|ol|h[1-6])\b", re.S)
 
 
 def test_no_paragraph_holds_a_block_so_no_empty_paragraph_is_made(site):
