@@ -471,8 +471,11 @@ def test_under_a_sub_path_every_internal_link_reaches_a_file_of_the_site(sub_pat
     checked = 0
     for page in pages:
         rel = page.relative_to(sub_path_site).as_posix()
-        at = f"https://owner.github.io{prefix}" + ("no/such/page/" if rel == "404.html" else rel)
-        for link in _internal_links(page.read_text(encoding="utf-8")):
+        at = f"https://owner.github.io{prefix}" + ("no/such/page/" if rel.endswith("404.html") else rel)
+        text = page.read_text(encoding="utf-8")
+        if base := BeautifulSoup(text, "html.parser").find("base"):  # the 404 pages' (as without script)
+            at = urljoin(at, base["href"])
+        for link in _internal_links(text):
             parsed = urlparse(link)
             if parsed.scheme in ("http", "https") and parsed.netloc != "owner.github.io":
                 continue  # a cited work, the licence: outside links are test_built_site_requests_no_third_party_host's

@@ -200,7 +200,7 @@ def placeholder_notice(site_url: str) -> str | None:
         return None
     source = f"{SITE_URL_ENV}={site_url!r}" if os.environ.get(SITE_URL_ENV) else \
         f"pyproject.toml [tool.mha-explained] site_url = {site_url!r}"
-    return (f"{source} is a placeholder (a name reserved for examples): the citations, sitemap.xml and "
+    return (f"{source} is a placeholder (a name reserved for examples): the citations, sitemap.xml, the pages' hreflang links and "
             f"the figures' attribution name an address no reader can reach; set the site's real address "
             f"there, or in {SITE_URL_ENV} for one build")
 
