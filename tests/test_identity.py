@@ -190,17 +190,23 @@ def test_the_language_menu_and_the_404_homes_hold_no_markup():
 
 def _render(template: str, **context) -> BeautifulSoup:
     """One of overrides/ rendered over a stand-in for Material's base.html: our own writing only."""
-    base = "".join(f"{{% block {b} %}}{{% endblock %}}" for b in ("extrahead", "header", "content", "scripts"))
+    base = "".join(f"{{% block {b} %}}{{% endblock %}}" for b in ("site_meta", "extrahead", "header", "content", "scripts"))
     env = jinja2.Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(ROOT / "overrides"),
                                                           jinja2.DictLoader({"base.html": base})]))
     env.filters["url"] = lambda path: path
     return BeautifulSoup(env.get_template(template).render(**context), "html.parser")
 
 
-def test_404_escapes_its_home_links():
-    soup = _render("404.html", page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT})
-    soup.select("script")[0].decompose(), soup.select("script")[-1].decompose()  # main.html's own two
+def test_404_escapes_its_home_links_and_the_site_path():
+    soup = _render("404.html", page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
+                   mha_404={"site": "/" + SCRIPT + "/", "lang": "zh", "default": "zh", "others": ["en"]})
+    scripts = soup.select("script")
+    assert len(scripts) == 4  # 404.html's two (the site's root; Material's config) and main.html's two
+    assert all(SCRIPT not in s.string for s in scripts)  # tojson: "<" as \u003c, no end of the script
+    for script in scripts:
+        script.decompose()
     _no_markup_from(soup)
+    assert soup.base["href"] == "/" + SCRIPT + "/"
     assert [a["href"] for a in soup.select("a")] == ["/" + SCRIPT + "/", "/en/" + SCRIPT]
 
 

@@ -70,6 +70,22 @@ def test_the_color_scheme_meta_is_made_but_never_added_once(tmp_path):
     assert material.without_color_scheme_meta(tmp_path) == 0
 
 
+def test_materials_script_leaves_the_twin_links_alone_once(tmp_path):
+    bundle = _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js",
+                    'e.pipe(b(()=>M("link[rel=alternate]")),m(r=>new URL(r.href)))')
+    assert material.without_twin_fetch(tmp_path) == 1
+    assert bundle.read_text(encoding="utf-8") == 'e.pipe(b(()=>M("link[rel=alternate]:not([hreflang])")),m(r=>new URL(r.href)))'
+    assert material.without_twin_fetch(tmp_path) == 0
+    bundle.write_text('e.pipe(b(()=>M("link[rel=\'alternate\']")))', encoding="utf-8")  # a release that changed it
+    with pytest.raises(material.MaterialChanged, match="bundle.0123abcd.min.js: Material finds the alternate links"):
+        material.without_twin_fetch(tmp_path)
+
+
+def test_the_built_site_ships_materials_script_without_the_twin_fetch(site):
+    bundle, = (site / "assets" / "javascripts").glob("bundle.*.min.js")
+    assert material.OWN_ALTERNATES in bundle.read_text(encoding="utf-8")
+
+
 def test_a_material_that_changed_is_named_not_silently_shipped(tmp_path):
     with pytest.raises(material.MaterialChanged, match="no Material palette"):
         material.without_switching_rule(tmp_path)

@@ -73,7 +73,7 @@ def test_twins_share_figures_and_anchors_in_order(site, page):
 def test_language_switch_lands_on_the_same_page(site, page):
     for lang, other in (("zh", "en"), ("en", "zh")):
         rel = _built(page, lang)
-        links = {a["hreflang"]: a["href"] for a in _html(site, rel).select("a.md-select__link")}
+        links = {a["hreflang"].split("-")[0]: a["href"] for a in _html(site, rel).select("a.md-select__link")}
         target = urlparse(links[other]).path
         here = (site / rel).parent
         resolved = (site / target.lstrip("/")) if target.startswith("/") else (here / target)
@@ -125,12 +125,18 @@ def test_the_post_page_hook_makes_the_menu_relative(monkeypatch):
     from figures.site import hooks
     site_url = "https://owner.example.io/repo/"
     for lang, page_url in (("zh", "one-head-blends/"), ("en", "en/one-head-blends/")):
-        i18n = types.SimpleNamespace(current_language=lang, default_language="zh")
+        languages = [types.SimpleNamespace(locale=locale) for locale in ("zh", "en")]
+        i18n = types.SimpleNamespace(current_language=lang, default_language="zh",
+                                     config=types.SimpleNamespace(languages=languages))
         config = types.SimpleNamespace(site_url=site_url, plugins={"i18n": i18n})
         out = hooks.on_post_page(_menu_page("/repo/", "one-head-blends/"), types.SimpleNamespace(url=page_url), config)
+        assert sorted(_menu_links(out)) == ["en", "zh-Hans"]
         for twin_lang, href in _menu_links(out).items():
-            twin = "one-head-blends/" if twin_lang == "zh" else "en/one-head-blends/"
+            twin = "one-head-blends/" if twin_lang == "zh-Hans" else "en/one-head-blends/"
             assert urljoin(site_url + page_url, href) == site_url + twin and not href.startswith("/"), href
+        twins = {link["hreflang"]: link["href"] for link in BeautifulSoup(out, "html.parser").select("head link[hreflang]")}
+        assert twins == {"zh-Hans": site_url + "one-head-blends/", "en": site_url + "en/one-head-blends/",
+                         "x-default": site_url + "one-head-blends/"}
 
 
 def test_figures_are_in_the_page_language_and_exist(site):
@@ -465,8 +471,11 @@ def test_under_a_sub_path_every_internal_link_reaches_a_file_of_the_site(sub_pat
     checked = 0
     for page in pages:
         rel = page.relative_to(sub_path_site).as_posix()
-        at = f"https://owner.github.io{prefix}" + ("no/such/page/" if rel == "404.html" else rel)
-        for link in _internal_links(page.read_text(encoding="utf-8")):
+        at = f"https://owner.github.io{prefix}" + ("no/such/page/" if rel.endswith("404.html") else rel)
+        text = page.read_text(encoding="utf-8")
+        if base := BeautifulSoup(text, "html.parser").find("base"):  # the 404 pages' (as without script)
+            at = urljoin(at, base["href"])
+        for link in _internal_links(text):
             parsed = urlparse(link)
             if parsed.scheme in ("http", "https") and parsed.netloc != "owner.github.io":
                 continue  # a cited work, the licence: outside links are test_built_site_requests_no_third_party_host's

@@ -100,16 +100,18 @@
     });
   }
 
-  // "Copy link": the figure's full URL to the clipboard; without a clipboard, the link just opens.
+  // "Copy link": the address the reader is on, with the figure's anchor (the link's href, "#fig-ID",
+  // resolved against it), to the clipboard; without a clipboard, the link just goes to the anchor.
   function copyLink(e) {
     const a = e.target.closest('a.mha-copy-link');
     if (!a || !navigator.clipboard) return;
     e.preventDefault();
-    navigator.clipboard.writeText(a.href).then(() => {
+    const address = new URL(a.getAttribute('href'), window.location.href).href;
+    navigator.clipboard.writeText(address).then(() => {
       const text = a.textContent;
       a.textContent = a.dataset.labelCopied || text;
       setTimeout(() => { a.textContent = text; }, 1500);
-    }, () => { window.location.href = a.href; });
+    }, () => { window.location.hash = a.hash; });
   }
 
   // Print shows every frame (mha-print.css): fetch the ones the slider kept back.

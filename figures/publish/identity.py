@@ -177,6 +177,39 @@ def _site_url(own: _Table) -> str:
     return value if value.endswith("/") else value + "/"
 
 
+# ---- a placeholder address ----------------------------------------------------------------------
+# pyproject.toml ships with an address under a name reserved for examples (RFC 2606, RFC 6761):
+# no such site can exist, so a page, citation or figure naming it sends a reader nowhere.
+
+RESERVED_NAMES = ("example.com", "example.net", "example.org")
+RESERVED_TOP_LEVEL = ("example", "test", "invalid")
+REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # set (non-empty, not 0): a placeholder site_url stops the build
+
+
+def is_placeholder(url: str) -> bool:
+    """Whether `url`'s host is a name reserved for examples, which no real site can have."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    return (host.rsplit(".", 1)[-1] in RESERVED_TOP_LEVEL
+            or any(host == name or host.endswith("." + name) for name in RESERVED_NAMES))
+
+
+def placeholder_notice(site_url: str) -> str | None:
+    """One line saying that `site_url` is a placeholder and where to set the real one; None when it
+    is not a placeholder."""
+    if not is_placeholder(site_url):
+        return None
+    source = f"{SITE_URL_ENV}={site_url!r}" if os.environ.get(SITE_URL_ENV) else \
+        f"pyproject.toml [tool.mha-explained] site_url = {site_url!r}"
+    return (f"{source} is a placeholder (a name reserved for examples): the citations, sitemap.xml, the pages' hreflang links and "
+            f"the figures' attribution name an address no reader can reach; set the site's real address "
+            f"there, or in {SITE_URL_ENV} for one build")
+
+
+def require_real_site_url() -> bool:
+    """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
+    return os.environ.get(REQUIRE_SITE_URL_ENV, "") not in ("", "0")
+
+
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))

@@ -90,9 +90,11 @@ def _link(url: Callable[[str], str], path: str) -> str | None:
         return None
 
 
-def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, figure_url: str | None) -> str:
+def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, copy_link: bool) -> str:
     """The download row: the shown frame in each format (the slider script follows the frame),
-    every frame as one zip per format, and a link that copies the figure's full URL."""
+    every frame as one zip per format, and (`copy_link`, a figure placed on its page) a link that
+    copies the figure's address. That link is the figure's anchor: mha-figures.js copies it resolved
+    against the address the reader is on, which is right on any host, where site_url may not be."""
     words = WORDS[lang]
     one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" '
            f'download="{bundles.download_name(fig_id, lang, fmt, shown.slug)}">{FORMAT_LABELS[fmt]}</a>'
@@ -103,8 +105,8 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, fig
              and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
     parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
-    if figure_url:
-        parts.append(f'<a class="mha-copy-link" href="{html.escape(figure_url)}" data-label-copied="{words["copied"]}">'
+    if copy_link:
+        parts.append(f'<a class="mha-copy-link" href="#fig-{fig_id}" data-label-copied="{words["copied"]}">'
                      f'{words["copy"]}</a>')
     sep = ' <span class="mha-dl-sep">|</span> '
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
@@ -192,7 +194,7 @@ def data_html(mod, lang: str, csv_href: str | None = None) -> str:
 
 def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None = None,
                 where: str = "", home=None, page: str | None = None, show_failures: bool = False,
-                page_url: str | None = None, size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
+                size: Callable[[str], tuple[int, int] | None] | None = None) -> str:
     """The HTML of one placed figure. `url` turns a path below the site's figures/ into a link and
     `size` gives its image's width and height in CSS px (None: unknown); `home` and `page` as in
     `_number_markup`. A figure that fails to import, or whose data() or readout() fails or runs
@@ -203,7 +205,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
             mod = registry.get(fig_id)
         except KeyError as e:
             raise MarkupError(f"{where}: {e.args[0]}") from None
-        return _placed(mod, fig_id, lang, number, url, start, where, home, page, page_url, size)
+        return _placed(mod, fig_id, lang, number, url, start, where, home, page, size)
     except FigureError as e:  # failed to import, or its data() or readout() failed
         if not show_failures:
             raise
@@ -211,7 +213,7 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
 
 
 def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str], str], start: str | None,
-            where: str, home, page: str | None, page_url: str | None,
+            where: str, home, page: str | None,
             size: Callable[[str], tuple[int, int] | None] | None) -> str:
     words = WORDS[lang]
     control = mod.CONTROL
@@ -260,7 +262,8 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
         + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
         + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
-        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], page_url and f"{page_url}#fig-{fig_id}")
+        # each block on a line of its own: Markdown would wrap a second one on the line in a <p>
+        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True) + "\n"
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
     )

@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import sys
+from html import escape
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -61,8 +62,40 @@ def _identify(config) -> None:
             raise PluginError(f"site_url is set in pyproject.toml ([tool.mha-explained] site_url = "
                               f"{site_url!r}), not in mkdocs.yml (which says {config.site_url!r})")
         config.site_url = site_url
+        _tell_placeholder(identity)
     i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
     config.copyright = cite.footer(i18n.current_language or i18n.default_language)
+
+
+_placeholder_told = False  # on_config runs once per language: the line is said once
+
+
+def _tell_placeholder(identity) -> None:
+    """A build at a placeholder address says so in one warning line, which --strict does not turn
+    into a failure (a local build is fine without a real address); where a real one is required
+    (identity.REQUIRE_SITE_URL_ENV, set by the publishing workflow), the build stops instead."""
+    global _placeholder_told
+    notice = identity.placeholder_notice(identity.IDENTITY.site_url)
+    if notice is None:
+        return
+    if identity.require_real_site_url():
+        raise PluginError(f"{notice} ({identity.REQUIRE_SITE_URL_ENV} is set: this build is published)")
+    if not _placeholder_told:
+        _placeholder_told = True
+        _uncounted_warning(notice)
+
+
+def _uncounted_warning(message: str) -> None:
+    """`message` as mkdocs prints a warning, on its console handler only: not through the "mkdocs"
+    logger, whose handler counts warnings for --strict (mkdocs.yml sets strict: true)."""
+    logger = logging.getLogger("mkdocs.plugins.figures.address")
+    logger.propagate = False
+    console = [h for h in logging.getLogger("mkdocs").handlers if h.get_name() == "MkDocsStreamHandler"]
+    if not console:  # mkdocs run from Python, not its command line
+        console = [logging.StreamHandler()]
+        console[0].setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
+    logger.handlers = console
+    logger.warning(message)
 
 
 def untwinned_pages(docs_dir: Path, langs: list[str]) -> list[str]:
@@ -125,10 +158,9 @@ def on_page_markdown(markdown, page, config, files):
 
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
     try:
-        page_url = importlib.import_module("figures.publish.attribution").page_url(nav_entry, _lang(config))
         file, first_line = _source_file(page, markdown)
         text, _ = markup.expand(markdown, _lang(config), url, file, config["figure_numbers"], nav_entry, _serving,
-                                page_url, size, first_line)
+                                size, first_line)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
     try:
@@ -154,6 +186,9 @@ PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English
 
 
 def on_page_content(html, page, config, files):
+    if not page.meta.get("description"):  # Material's <meta name="description">; else the site's, on every page
+        text = importlib.import_module("figures.site.description").page_description(html, _lang(config))
+        page.meta["description"] = escape(text)  # Material prints it as it is, in an attribute
     mathml = importlib.import_module("figures.site.mathml")
     try:
         html = mathml.to_mathml(html, page.file.src_uri)
@@ -165,29 +200,47 @@ def on_page_content(html, page, config, files):
 
 
 def on_template_context(context, template_name, config):
-    """The 404 page links each language's home (overrides/404.html)."""
+    """The 404 page links each language's home and knows the site's path (overrides/404.html)."""
     language = importlib.import_module("figures.site.language")
     if template_name == language.NOT_FOUND:
         i18n = config.plugins["i18n"]
-        context["mha_homes"] = language.homes(config.site_url, [lang.locale for lang in i18n.config.languages],
-                                              i18n.default_language)
+        langs = [lang.locale for lang in i18n.config.languages]
+        context["mha_homes"] = language.homes(config.site_url, langs, i18n.default_language)
+        context["mha_404"] = {"site": language.site_root(config.site_url), "lang": _lang(config),
+                              "default": i18n.default_language,
+                              "others": [lang for lang in langs if lang != i18n.default_language]}
     return context
 
 
 def on_post_template(output_content, template_name, config):
-    """One 404 page for the site, the default language's build's (the other build would overwrite it)."""
+    """Each language's 404 page (404.html, en/404.html), its links from the site's root."""
     language = importlib.import_module("figures.site.language")
     if template_name != language.NOT_FOUND:
         return output_content
-    if _lang(config) != config.plugins["i18n"].default_language:
-        return ""  # mkdocs writes no file for an empty template
-    return language.without_alternate_links(output_content)
+    lang, default = _lang(config), config.plugins["i18n"].default_language
+    homes = language.homes(config.site_url, _all_languages(config), default)
+    html = language.menu_to_homes(language.without_alternate_links(output_content), homes)
+    html = language.from_site_root(html, config.site_url)
+    html = language.with_html_lang(language.with_own_search(html, lang, default))
+    if lang == default:
+        return html
+    # every language's build writes to the same site_dir: mkdocs would put this one over the root's
+    out = Path(config.site_dir) / lang / language.NOT_FOUND
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    return ""  # mkdocs writes no file for an empty template
 
 
 def on_post_page(output, page, config):
     language = importlib.import_module("figures.site.language")
     output = language.relative_menu_links(language.without_alternate_links(output), page.url, config.site_url)
-    return language.with_own_search(output, _lang(config), config.plugins["i18n"].default_language)
+    output = language.with_twin_links(output, page.url, config.site_url, _lang(config),
+                                      config.plugins["i18n"].default_language, _all_languages(config))
+    return language.with_html_lang(language.with_own_search(output, _lang(config), config.plugins["i18n"].default_language))
+
+
+def _all_languages(config) -> list[str]:
+    return [lang.locale for lang in config.plugins["i18n"].config.languages]
 
 
 @event_priority(-110)  # after the search plugin wrote the index, and Material's offline plugin its script

@@ -3,9 +3,10 @@
 Material's page script fetches a sitemap.xml beside every <link rel="alternate" hreflang> in the
 head, to map the page to its twin; mkdocs-static-i18n points those links at the twin pages
 themselves, so every page asked for /en/<page>/sitemap.xml and logged a 404 (two per page), and
-the switch lost the reader's place. The head links are therefore dropped: the site's sitemap.xml
-(written by static-i18n) lists every page with its twin as hreflang alternates, which search
-engines read as they read head links. The language menu keeps its links to the twin pages, and
+the switch lost the reader's place. Those head links are therefore dropped, and each page names its
+twins with absolute links of its own (twin_links), which Material's script is shipped to leave
+alone (figures/site/material.py); the sitemap.xml (static-i18n's) lists them too. The language
+menu keeps its links to the twin pages, and
 docs/assets/mha-page.js carries the reader's place (the anchor, or the heading or figure on
 screen) across: both languages share every id.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape as html_escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,13 +31,81 @@ def without_alternate_links(html: str) -> str:
     return ALTERNATE.sub("", html)
 
 
-# ---- the 404 page: one for the whole site, in both languages --------------------------------
-# A host serves the root 404.html for every missing address, under /en/ too, so the page speaks
-# both languages (the default first) and links each language's home page. Its language menu
-# already does: mkdocs builds it before the pages, while static-i18n's menu still names the homes
-# (tests/test_reader.py checks it).
+# ---- each language's tag, and the twins named in the head --------------------------------------
+# The site's locales are folder names ("zh", "en"); a page names its language by its BCP 47 tag:
+# Chinese in simplified characters is zh-Hans. Material's strings and the search's jieba keep the
+# locale (theme.language, the search plugin's lang); only what the page says changes.
+
+LANG_TAGS = {"zh": "zh-Hans"}
+HTML_LANG = re.compile(r'(<html lang=")([^"]*)(")')
+MENU_HREFLANG = re.compile(r'(hreflang=")([^"]*)(" class="md-select__link")')
+
+
+def lang_tag(locale: str) -> str:
+    """The BCP 47 tag of a locale of the site: "zh" -> "zh-Hans"."""
+    return LANG_TAGS.get(locale, locale)
+
+
+def with_html_lang(html: str) -> str:
+    """The page with its <html lang> and its language menu's hreflang as BCP 47 tags."""
+    html = HTML_LANG.sub(lambda m: m[1] + lang_tag(m[2]) + m[3], html, count=1)
+    return MENU_HREFLANG.sub(lambda m: m[1] + lang_tag(m[2]) + m[3], html)
+
+
+def twin_links(page_url: str, site_url: str, lang: str, default: str, langs: list[str]) -> str:
+    """The head's <link rel="alternate" hreflang> to the page in every language (itself included),
+    and x-default to the default language's: absolute, from the site's address, as search engines
+    want them. Material's script leaves them alone (figures/site/material.py, twin links)."""
+    path = page_url.removeprefix(f"{lang}/") if lang != default else page_url
+    if page_url == lang and lang != default:  # the home page of a language, "en"
+        path = ""
+
+    def url(locale: str) -> str:
+        return html_escape(site_url + ("" if locale == default else f"{locale}/") + path)
+
+    tags = [(lang_tag(locale), url(locale)) for locale in langs] + [("x-default", url(default))]
+    return "".join(f'<link rel="alternate" hreflang="{tag}" href="{href}">\n' for tag, href in tags)
+
+
+def with_twin_links(html: str, page_url: str, site_url: str | None, lang: str, default: str,
+                    langs: list[str]) -> str:
+    """The page with twin_links at the end of its head (none without a site_url)."""
+    if not site_url:
+        return html
+    head, end, rest = html.partition("</head>")
+    if not end:
+        raise ValueError("the page has no </head>")
+    return head + twin_links(page_url, site_url, lang, default, langs) + end + rest
+
+
+# ---- the 404 page: served at any address -----------------------------------------------------
+# A host serves the root 404.html for every missing address, /en/... too, at any depth: a link
+# relative to the page would miss. Each language's build writes its own (404.html, en/404.html),
+# every link and asset written from the site's root, which a <base> at the top of the head names:
+# the site's path (site_url) when the address is under it, else the host's root (a copy built for
+# a sub-path, previewed at a host's root). A tiny script in that head (overrides/404.html) sets
+# both, and sends a reader of a missing /en/... address to en/404.html, its address kept: the
+# English framing and search. Without script the <base> is the site's path, the page bilingual.
 
 NOT_FOUND = "404.html"
+
+
+MENU_ANY = re.compile(r'(<a href=")[^"]*(" hreflang=")([^"]*)(" class="md-select__link">)')
+
+
+def menu_to_homes(html: str, homes: dict[str, str]) -> str:
+    """The 404 page's language menu leading to each language's home (static-i18n's menu names
+    whichever page its build last saw)."""
+    return MENU_ANY.sub(lambda m: m[1] + homes.get(m[3], homes[next(iter(homes))]) + m[2] + m[3] + m[4], html)
+
+
+def from_site_root(html: str, site_url: str | None) -> str:
+    """The 404 page with every link, asset and Material __config URL that starts at the site's path
+    ("/REPO/...") written from the site's root instead ("..."), to be read against its <base>."""
+    root = re.escape(site_root(site_url))
+    html = re.sub(r'(<(?:a|link|script|img|source)\b[^>]*?\s(?:href|src|srcset)=")' + root + r'([^"]*")',
+                  lambda m: m[1] + (m[2] if m[2] != '"' else './"'), html)
+    return re.sub(r'("(?:base|search)": ")' + root, r"\1", html)  # Material's __config (JSON)
 
 
 def site_root(site_url: str | None) -> str:

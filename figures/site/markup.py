@@ -19,7 +19,7 @@ from .tables import references_markdown, table_markdown
 
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
-           page: str | None = None, show_failures: bool = False, page_url: str | None = None,
+           page: str | None = None, show_failures: bool = False,
            size: Callable[[str], tuple[int, int] | None] | None = None, first_line: int = 1) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
@@ -27,7 +27,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     on its line `first_line`.
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
-    show_failures, size: as in figure_html. page_url: this page's full URL, for each figure's "copy link".
+    show_failures, size: as in figure_html.
     """
     placed: list[str] = []
     source = Located(text, where, first_line=first_line)
@@ -53,7 +53,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
         else:
             raise MarkupError(f"{at}: figure {m['id']!r} has no site-wide number; is the page in the nav?")
         return "\n" + figure_html(m["id"], lang, number, url, opts.get("start"), at, home, page, show_failures,
-                                  page_url, size) + "\n"
+                                  size) + "\n"
 
     source = source.replace(FIGURE, one_figure)
     source = source.replace(GALLERY, lambda m, at: gallery_markdown(lang, url, numbers or {}, page or "", at,

@@ -1,5 +1,5 @@
 """Material for MkDocs, as this site ships it: three changes that keep a page load from restyling
-every element of the page.
+every element of the page, and one that keeps its script from fetching what does not exist.
 
 A Chromium trace of a long page (what-it-costs, 1,300 elements, invalidation tracking on) showed
 the browser recomputing the style of every element five times as Material started, each time for
@@ -24,7 +24,16 @@ one of these reasons; each change below takes one reason away:
    that meta detached (`without_color_scheme_meta`); the same value reaches the page through
    `:root { color-scheme }` in assets/mha-figures.css, which follows <body>'s scheme.
 
-With all of them, the trace of what-it-costs shows the page styled whole once, when it is first
+A fourth change is not about styling:
+
+4. **The twin links.** Each page names its twins in the other language in its head
+   (`<link rel="alternate" hreflang>`, figures/site/language.py), as search engines read them.
+   Material's script fetches a sitemap.xml beside every `link[rel=alternate]`, to take over the
+   language menu: from each page, a request for `<twin page>/sitemap.xml` that answers 404, and a
+   menu that drops the reader's place. The bundle is shipped selecting only the alternate links
+   without hreflang (an RSS feed's, which this site has none of): `without_twin_fetch`.
+
+With the first three, the trace of what-it-costs shows the page styled whole once, when it is first
 styled, by the browser or by whichever script first reads the layout (Material's start reads the
 scroll position: which comes first is a matter of timing); before, three more times, all 1,210
 elements each time. And the load's unthrottled style time
@@ -46,6 +55,8 @@ CLASSED_TABLE = re.compile(r"<table\b[^>]*\sclass=", re.I)
 # the palette component's `let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);`
 SCHEME_META = re.compile(r'let (\w+)=\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(\1\);')
 DETACHED = 'let {}=document.createElement("meta");'
+ALTERNATES = '("link[rel=alternate]")'  # the selector Material's alternate component queries
+OWN_ALTERNATES = '("link[rel=alternate]:not([hreflang])")'
 
 
 class MaterialChanged(RuntimeError):
@@ -53,10 +64,11 @@ class MaterialChanged(RuntimeError):
 
 
 def ship(site_dir: Path) -> None:
-    """All three changes to a built site (each is idempotent: every language's build calls this)."""
+    """All four changes to a built site (each is idempotent: every language's build calls this)."""
     without_switching_rule(site_dir)
     plain_tables(site_dir)
     without_color_scheme_meta(site_dir)
+    without_twin_fetch(site_dir)
 
 
 def _assets(site_dir: Path, folder: str, pattern: str) -> list[Path]:
@@ -131,5 +143,21 @@ def without_color_scheme_meta(site_dir: Path) -> int:
             changed += 1
         elif found or '("meta",{name:"color-scheme"})' in js:
             raise MaterialChanged(f"{bundle.name}: Material adds its color-scheme meta in a way this module "
+                                  "does not recognise (a Material release changed it: look again)")
+    return changed
+
+
+def without_twin_fetch(site_dir: Path) -> int:
+    """Material's bundle querying `link[rel=alternate]:not([hreflang])`, not every alternate link;
+    the number of bundles changed (0 when a build already changed them). Raises MaterialChanged
+    when a bundle has neither the original query (once) nor the change."""
+    changed = 0
+    for bundle in _assets(site_dir, "javascripts", "bundle.*.min.js"):
+        js = bundle.read_text(encoding="utf-8")
+        if js.count(ALTERNATES) == 1:
+            bundle.write_text(js.replace(ALTERNATES, OWN_ALTERNATES), encoding="utf-8")
+            changed += 1
+        elif OWN_ALTERNATES not in js:
+            raise MaterialChanged(f"{bundle.name}: Material finds the alternate links in a way this module "
                                   "does not recognise (a Material release changed it: look again)")
     return changed
