@@ -12,7 +12,7 @@ from figures.site import gallery
 
 def test_the_filter_lists_each_page_once_in_order_and_waits_hidden_for_its_script():
     form = gallery.filter_html("en", {"one-head-blends.md": "One head", "a&b.md": "Tom & <Jerry>"})
-    assert form.startswith('<form class="mha-gallery-filter" role="search" hidden ')
+    assert form.startswith('<form class="mha-gallery-filter" role="search" aria-label="Filter the figures" hidden ')
     assert re.findall(r'<option value="([^"]*)">([^<]*)</option>', form) == [
         ("", "Every page"), ("one-head-blends.md", "One head"), ("a&amp;b.md", "Tom &amp; &lt;Jerry&gt;")]
     assert 'data-count="{shown} of {total} figures shown"' in form

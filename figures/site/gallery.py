@@ -71,7 +71,8 @@ def filter_html(lang: str, homes: dict[str, str]) -> str:
     Hidden until mha-gallery.js wires it (without script every figure is shown, nothing to filter)."""
     w = FILTER_WORDS[lang]
     options = "".join(f'<option value="{html.escape(home)}">{html.escape(title)}</option>' for home, title in homes.items())
-    return (f'<form class="mha-gallery-filter" role="search" hidden data-count="{html.escape(w["count"])}">'
+    return (f'<form class="mha-gallery-filter" role="search" aria-label="{w["legend"]}" hidden '
+            f'data-count="{html.escape(w["count"])}">'
             f'<label>{w["page"]} <select name="page"><option value="">{w["all"]}</option>{options}</select></label> '
             f'<label>{w["words"]} <input type="search" name="words" placeholder="{html.escape(w["hint"])}" '
             f'autocomplete="off"></label> <output aria-live="polite"></output></form>\n\n')
