@@ -15,7 +15,7 @@ from ..engine import registry
 from ..engine.render import Frame
 from ..kit.words import FIGURE_LABEL, LANGS
 from ..text.constructs import expand_values, first_sentence, plain, python_constant
-from .identity import IDENTITY
+from .identity import IDENTITY, licence_name
 
 
 WORDS = {
@@ -24,6 +24,9 @@ WORDS = {
     "en": {"unnumbered": "Figure (unnumbered)", "of": "{figure} of {site}: {url}",
            "licence": "Licensed {licence} ({url}); attribute to {authors}", "version": "version {}"},
 }
+# the line to paste under a reused figure: title, author, source and licence, as Creative Commons asks
+CREDIT = {"zh": "{figure}，出自《{site}》（{authors}），{licence} 许可，{url}",
+          "en": "{figure} from “{site}” by {authors}, {licence}, {url}"}
 
 
 class Attribution(NamedTuple):
@@ -61,12 +64,24 @@ def _first_sentence(text: str) -> str:
     return first_sentence(plain(text, media="print"))
 
 
+def _figure_and_source(fig_id: str, lang: str, number) -> tuple[str, str]:
+    """"图 1.2" and the URL of the figure on the page that explains it (the site's for an unplaced one)."""
+    figure = FIGURE_LABEL[lang].format(number.number) if number else WORDS[lang]["unnumbered"]
+    return figure, (page_url(number.home, lang) if number else IDENTITY.site_url) + f"#fig-{fig_id}"
+
+
+def credit_line(fig_id: str, lang: str, number) -> str:
+    """The credit a lecturer pastes under the figure on a slide. number: numbering.FigureNumber or None."""
+    figure, source = _figure_and_source(fig_id, lang, number)
+    return CREDIT[lang].format(figure=figure, site=IDENTITY.title[lang], authors=", ".join(IDENTITY.authors),
+                               licence=licence_name(IDENTITY.content_licence), url=source)
+
+
 def attribution(frame: Frame, lang: str, number) -> Attribution:
     """What a file of this frame says about itself. number: numbering.FigureNumber or None (unplaced)."""
     w = WORDS[lang]
-    figure = FIGURE_LABEL[lang].format(number.number) if number else w["unnumbered"]
+    figure, source = _figure_and_source(frame.fig_id, lang, number)
     title = f"{figure} {_first_sentence(caption(frame.fig_id, lang))}"
-    source = (page_url(number.home, lang) if number else IDENTITY.site_url) + f"#fig-{frame.fig_id}"
     control = registry.get(frame.fig_id).CONTROL
     shown = ""
     if control is not None and frame.slug is not None:  # which frame: its place and its value

@@ -102,6 +102,11 @@ def percent_encoded(text: str) -> str:
     return UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), text)
 
 
+def licence_name(spdx: str) -> str:
+    """"CC-BY-4.0" -> "CC BY 4.0", the name Creative Commons writes; "MIT" stays."""
+    return spdx.replace("-", " ") if spdx.startswith("CC-") else spdx
+
+
 def attribute_url(value: str) -> str:
     """A URL as a page writes it (see percent_encoded); refused unless http(s), since a
     `javascript:` link would run script however it is escaped."""

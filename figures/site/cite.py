@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..engine import registry
 from ..publish import numbering
-from ..publish.identity import IDENTITY, Identity, attribute_url
+from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name
 from ..text import constructs
 
 ANCHOR = "cite"  # the section's id, the same in every language
@@ -188,11 +188,6 @@ def meta(c: PageCitation) -> dict:
         "url": c.url,
         "licence_url": attribute_url(c.identity.content_licence_url),
     }
-
-
-def licence_name(spdx: str) -> str:
-    """"CC-BY-4.0" -> "CC BY 4.0", the name Creative Commons writes; "MIT" stays."""
-    return spdx.replace("-", " ") if spdx.startswith("CC-") else spdx
 
 
 def footer(lang: str, identity: Identity = IDENTITY) -> str:

@@ -13,7 +13,7 @@ from ..engine import registry, save
 from ..engine.render import FigureError, frames
 from ..kit.words import FIGURE_LABEL
 from ..publish import bundles, provenance
-from ..publish.attribution import caption
+from ..publish.attribution import caption, credit_line
 from ..text.constructs import MarkupError, expand_media, first_sentence, plain
 from . import cards
 
@@ -22,12 +22,12 @@ WORDS = {
     "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
-           "provenance": "代码出处：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
+           "provenance": "代码出处：", "credit": "转载署名：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
     "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
-           "provenance": "Source code: ", "drawn_by": "drawn by", "numbers_from": "numbers from",
+           "provenance": "Source code: ", "credit": "Credit line:", "drawn_by": "drawn by", "numbers_from": "numbers from",
            "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
 }
 
@@ -110,6 +110,12 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
                      f'{words["copy"]}</a>')
     sep = ' <span class="mha-dl-sep">|</span> '
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
+
+
+def credit_html(fig_id: str, lang: str, home) -> str:
+    """The credit line to copy under a reused figure (attribution.credit_line); a click selects it whole."""
+    return (f'<p class="mha-credit"><span class="mha-credit-what">{WORDS[lang]["credit"]}</span> '
+            f'<span class="mha-credit-text">{html.escape(credit_line(fig_id, lang, home))}</span></p>')
 
 
 PROVENANCE_FOLD = 12  # more mha_ref functions than this are folded under a count
@@ -264,6 +270,7 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
         + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
         # each block on a line of its own: Markdown would wrap a second one on the line in a <p>
         + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True) + "\n"
+        + credit_html(fig_id, lang, home) + "\n"
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
     )
