@@ -81,7 +81,7 @@ def write_worker(site_dir: Path, search_langs: list[str], offline: bool, serving
     """sw.js in the built site: none in the offline copy, a retiring one under serve."""
     if offline:
         return
-    version = build_digest(site_dir)
+    version = "retired" if serving else build_digest(site_dir)  # serve's rebuilds need no digest
     (site_dir / WORKER).write_text(worker_source(version, search_scripts(search_langs), retire=serving),
                                    encoding="utf-8")
 
