@@ -121,14 +121,14 @@ def test_a_browser_saving_data_fetches_nothing_for_offline(browser, served):
     hidden = page.eval_on_selector_all("img[data-src]:not([src]), source[data-srcset]:not([srcset])",
                                        "es => es.map(e => new URL(e.dataset.src || e.dataset.srcset, document.baseURI).href)")
     assert hidden
-    assert not [u for u in fetched if u in hidden or u.endswith("/sw.js")], fetched
+    assert not [u for u in fetched if u in hidden or u.endswith(("/sw.js", "/mha-offline.js"))], fetched
     assert page.evaluate("navigator.serviceWorker.getRegistration().then(r => r === undefined)")
     context.close()
 
 
 # ---- the builds: a worker for the whole site, the zip offered where there is one ----------------
 
-WORKER_META = re.compile(r'<meta name="mha-worker" content="([^"]+)">')
+WORKER_META = re.compile(r'<meta name="mha-worker" content="([^"]+)" data-script="([^"]+)">')
 ZIP_LINK = re.compile(r'<div class="mha-offline-zip">\s*<a href="([^"]+)" download>([^<]+)</a>')
 
 
@@ -150,6 +150,7 @@ def test_under_a_sub_path_every_page_registers_the_one_worker_and_offers_the_zip
     for rel, lang, html in _pages(sub_path_site):
         worker = WORKER_META.search(html)
         assert worker and _target(sub_path_site, rel, worker[1]) == (sub_path_site / "sw.js").resolve(), rel
+        assert _target(sub_path_site, rel, worker[2]) == (sub_path_site / "assets" / "mha-offline.js").resolve(), rel
         link = ZIP_LINK.search(html)
         assert link and _target(sub_path_site, rel, link[1]) == (sub_path_site / "mha-offline.zip").resolve(), rel
         assert ("离线" in link[2]) == (lang == "zh") and ("offline" in link[2]) == (lang == "en"), (rel, link[2])
@@ -177,7 +178,7 @@ def test_the_offline_copy_registers_no_worker_from_disk(browser, offline_site):
     page.on("console", lambda m: troubles.append(m.text) if m.type == "error" else None)
     page.on("request", lambda r: requests.append(r.url))
     page.goto((offline_site / "one-head-blends.html").as_uri(), wait_until="load")
-    page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 100)))")  # after mha-offline.js's turn
+    page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 100)))")  # after mha-page.js's idle turn
     assert page.evaluate("document.documentElement.dataset.mhaOffline") is None
     assert not [u for u in requests if u.endswith("sw.js")]
     assert page.evaluate(BROKEN_IMAGES) == [] and troubles == []
