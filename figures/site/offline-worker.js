@@ -7,8 +7,8 @@
  * - Everything else a page loads (styles, scripts, fonts, figures, the search index): from the
  *   cache first. A figure's URL stays when its bytes change, so the cache is named by the build's
  *   digest: a new release is a new sw.js, whose worker drops every older cache when it starts.
- * - A page's frames and files are kept only when the page asks (mha-offline.js: once it is idle,
- *   and only when the reader's browser does not ask to save data). */
+ * - A page's frames and files are kept only when the page asks (mha-offline.js, which mha-page.js
+ *   fetches once the page is idle, unless the reader's browser asks to save data). */
 /*BUILD*/
 'use strict';
 

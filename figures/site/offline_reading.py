@@ -3,7 +3,8 @@
 - sw.js (from offline-worker.js beside this file) is written at the site's root after every
   language is built, with the digest of the whole build, so that a new release is a new worker
   and drops the old cache. Pages register it through <meta name="mha-worker"> (overrides/main.html)
-  and docs/assets/mha-offline.js. Neither the offline copy (MHA_OFFLINE=1, opened from file://,
+  and docs/assets/mha-offline.js, which docs/assets/mha-page.js fetches once the page is idle,
+  unless the browser asks to save data. Neither the offline copy (MHA_OFFLINE=1, opened from file://,
   where browsers refuse workers) nor `mkdocs serve` (whose figures change under the same URLs on
   every save) registers it; under serve, sw.js is a worker that only retires one a reader's
   browser may still hold for this address, with its cache.
