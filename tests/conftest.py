@@ -4,12 +4,9 @@ Each test is marked by what it uses (pytest_collection_modifyitems below, from i
 (the built site, or a `mkdocs build` of its own), `browser` (chromium), `serve` (`mkdocs serve`);
 `slow` is set by hand. `pytest -m "not (build or browser or serve or slow)"` is the fast loop."""
 
-import functools
-import http.server
 import os
 import shutil
 import signal
-import threading
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +19,7 @@ from figures.engine.cache import ENV
 from mha_ref import store
 from mha_ref.tiny import train
 from figures.publish import bundles
+from serving import static_site
 from site_builds import BUILDS, Build, shared_builds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,21 +183,11 @@ def checkout(tmp_path):
     shutil.rmtree(copy, ignore_errors=True)
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
-        pass  # a request log line per file would bury pytest's own output
-
-
 @pytest.fixture(scope="module")
 def served(site):
     """The built site over HTTP on a free local port, for the browser tests: its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with static_site(site) as url:
+        yield url
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -1,6 +1,11 @@
-"""Small helpers for the tests that run `mkdocs serve`: a free port, and a GET that never raises."""
+"""Small helpers for the tests that run `mkdocs serve`: a free port, and a GET that never raises; and
+a built site served over HTTP for the browser tests."""
 
+import contextlib
+import functools
+import http.server
 import socket
+import threading
 import urllib.request
 
 
@@ -17,3 +22,30 @@ def get(url: str) -> str:
             return r.read().decode("utf-8")
     except OSError:
         return ""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    headers_added: tuple[tuple[str, str], ...] = ()
+
+    def end_headers(self):
+        for name, value in self.headers_added:
+            self.send_header(name, value)
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass  # a request log line per file would bury pytest's own output
+
+
+@contextlib.contextmanager
+def static_site(directory, headers: dict[str, str] | None = None):
+    """The folder over HTTP on a free local port, each answer with `headers` added: its base URL."""
+    handler = type("Handler", (_QuietHandler,), {"headers_added": tuple((headers or {}).items())})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

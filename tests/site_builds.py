@@ -10,13 +10,25 @@ import fcntl
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 SUB_PATH_URL = "https://owner.github.io/some-repo/"
-# by the fixture that hands the build to the tests: what it adds to the environment
-BUILDS = {"site": {}, "offline_site": {"MHA_OFFLINE": "1"}, "sub_path_site": {"MHA_SITE_URL": SUB_PATH_URL}}
+SAMPLE_ZIP = "<a sample offline zip>"  # an env value: Build writes a stand-in zip and names it
+# by the fixture that hands the build to the tests: what it adds to the environment. The sub-path
+# build is also given a zip to offer, as the Pages workflow gives the offline copy's
+BUILDS = {"site": {}, "offline_site": {"MHA_OFFLINE": "1"},
+          "sub_path_site": {"MHA_SITE_URL": SUB_PATH_URL, "MHA_OFFLINE_ZIP": SAMPLE_ZIP}}
+
+
+def sample_zip(path: Path) -> Path:
+    """A stand-in for the offline copy's zip (figures/site/offline_reading.py checks it holds an
+    index.html): building the real one would be another whole build."""
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("index.html", "<!doctype html><title>offline copy</title>")
+    return path
 
 
 class Build:
@@ -25,6 +37,7 @@ class Build:
 
     def __init__(self, root: Path, out: Path, env: dict[str, str]):
         self.out, self.log = out, out.parent / "build.log"
+        env = {k: str(sample_zip(out.parent / "offline.zip")) if v == SAMPLE_ZIP else v for k, v in env.items()}
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=root,

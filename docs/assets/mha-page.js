@@ -5,7 +5,10 @@
  *   every id (figures/site/language.py says why Material's own switch is not used).
  * - Material's search dialog gets a name (its input's placeholder, in the page's language), each
  *   code block's button bar a name of its own, and a table too wide for the column, which scrolls
- *   sideways, can be reached and scrolled by keyboard. */
+ *   sideways, can be reached and scrolled by keyboard.
+ * - Reading offline: once the page has loaded and the browser is idle, mha-offline.js is fetched
+ *   (not before: the first view's bytes stay as they were), unless the browser asks to save data,
+ *   the page comes from disk (file://) or the build registers no worker (no meta mha-worker). */
 (() => {
   'use strict';
   const PLACES = '.md-content h2[id], .md-content h3[id], .md-content figure[id]';
@@ -60,4 +63,17 @@
   // which fires after every deferred script has run (so readyState 'interactive' is too early).
   if (document.readyState === 'complete') name();
   else document.addEventListener('DOMContentLoaded', name);
+
+  function offline() {
+    const meta = document.querySelector('meta[name="mha-worker"]');
+    if (!meta || !('serviceWorker' in navigator) || !/^https?:$/.test(window.location.protocol)) return;
+    if (navigator.connection && navigator.connection.saveData) {
+      document.documentElement.dataset.mhaOffline = 'save-data';
+      return;
+    }
+    document.head.append(Object.assign(document.createElement('script'), { src: meta.dataset.script }));
+  }
+  const idle = () => ('requestIdleCallback' in window ? window.requestIdleCallback(offline, { timeout: 10000 }) : setTimeout(offline, 2000));
+  if (document.readyState === 'complete') idle();
+  else window.addEventListener('load', idle, { once: true });
 })();

@@ -41,7 +41,9 @@ def on_config(config):
         del sys.modules[name]
     importlib.invalidate_caches()
     _show_figure_failures(config)
-    importlib.import_module("figures.site.offline").configure(config)
+    offline = importlib.import_module("figures.site.offline")
+    offline.configure(config)
+    importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
     return config
 
@@ -199,6 +201,15 @@ def on_page_content(html, page, config, files):
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
 
 
+def on_page_context(context, page, config, nav):
+    """The footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    zip_path = config.extra.get("mha_offline_zip")  # offline_reading.configure
+    if zip_path:
+        context["mha_offline_zip"] = importlib.import_module("figures.site.offline_reading").footer_text(
+            _lang(config), Path(zip_path))
+    return context
+
+
 def on_template_context(context, template_name, config):
     """The 404 page links each language's home and knows the site's path (overrides/404.html)."""
     language = importlib.import_module("figures.site.language")
@@ -254,6 +265,12 @@ def on_post_build(config):
     importlib.import_module("figures.site.language").split_search_index(
         Path(config.site_dir), [lang.locale for lang in i18n.config.languages], i18n.default_language,
         importlib.import_module("figures.site.offline").wanted())
+    if not i18n.building:  # the last call: every language is built, the site's files are final
+        offline = importlib.import_module("figures.site.offline").wanted()
+        reading = importlib.import_module("figures.site.offline_reading")
+        reading.add_zip(Path(config.site_dir), config.extra.get("mha_offline_zip"))
+        search = config.plugins.get("material/search") or config.plugins.get("search")
+        reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
 
 
 def on_startup(command, dirty):

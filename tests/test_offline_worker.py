@@ -1,0 +1,107 @@
+"""The service worker's build-time facts and the offline zip's switch (figures/site/offline_reading.py),
+without a build; tests/test_offline_reading.py drives the worker in a browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import zipfile
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from figures.site import offline_reading as reading
+
+
+@pytest.mark.parametrize("langs, files", [
+    (["en"], []),
+    (["zh"], ["min/lunr.stemmer.support.min.js", "min/lunr.zh.min.js"]),
+    (["en", "zh"], ["min/lunr.stemmer.support.min.js", "min/lunr.zh.min.js", "min/lunr.multi.min.js"]),
+    (["ja"], ["min/lunr.stemmer.support.min.js", "tinyseg.js", "min/lunr.ja.min.js"]),
+])
+def test_the_search_scripts_are_those_materials_worker_imports(langs, files):
+    assert reading.search_scripts(langs) == ["assets/javascripts/lunr/" + f for f in files]
+
+
+def test_the_build_digest_follows_every_byte_and_path_but_the_worker(tmp_path):
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.svg").write_bytes(b"<svg/>")
+    (tmp_path / "index.html").write_text("page")
+    first = reading.build_digest(tmp_path)
+    (tmp_path / "sw.js").write_text("anything")
+    assert reading.build_digest(tmp_path) == first  # the worker carries the digest: not part of it
+    (tmp_path / "figures" / "a.svg").write_bytes(b"<svg></svg>")  # same URL, new bytes
+    changed = reading.build_digest(tmp_path)
+    assert changed != first
+    (tmp_path / "figures" / "a.svg").rename(tmp_path / "figures" / "b.svg")
+    assert reading.build_digest(tmp_path) not in (first, changed)
+    assert re.fullmatch(r"[0-9a-f]{16}", first)
+
+
+def test_the_worker_carries_its_build(tmp_path):
+    source = reading.worker_source("0123456789abcdef", ["assets/x.js"])
+    line = next(line for line in source.splitlines() if line.startswith("const BUILD = "))
+    assert json.loads(line.removeprefix("const BUILD = ").rstrip(";")) == {
+        "version": "0123456789abcdef", "search": ["assets/x.js"], "retire": False}
+    assert "/*BUILD*/" not in source
+    node = shutil.which("node")
+    if node:  # the worker is valid JavaScript
+        (tmp_path / "sw.js").write_text(source)
+        assert subprocess.run([node, "--check", str(tmp_path / "sw.js")]).returncode == 0
+
+
+@pytest.mark.parametrize("offline, serving, registered", [(False, False, True), (True, False, False), (False, True, False)])
+def test_only_the_published_site_registers_the_worker_and_the_offline_copy_offers_no_zip(
+        monkeypatch, tmp_path, offline, serving, registered):
+    with zipfile.ZipFile(tmp_path / "copy.zip", "w") as z:
+        z.writestr("index.html", "home")
+    monkeypatch.setenv(reading.ZIP_ENV, str(tmp_path / "copy.zip"))
+    config = SimpleNamespace(extra={})
+    reading.configure(config, offline, serving)
+    assert config.extra["mha_worker"] is registered
+    assert config.extra["mha_offline_zip"] == (None if offline else str(tmp_path / "copy.zip"))
+
+
+def test_the_offline_copy_gets_no_worker_and_serve_a_retiring_one(tmp_path):
+    (tmp_path / "index.html").write_text("page")
+    reading.write_worker(tmp_path, ["en"], offline=True, serving=False)
+    assert not (tmp_path / "sw.js").exists()
+    reading.write_worker(tmp_path, ["en"], offline=False, serving=True)
+    assert '"retire": true' in (tmp_path / "sw.js").read_text()
+
+
+def test_no_zip_asked_for_is_no_zip(monkeypatch):
+    monkeypatch.delenv(reading.ZIP_ENV, raising=False)
+    assert reading.offline_zip() is None
+    monkeypatch.setenv(reading.ZIP_ENV, " ")
+    assert reading.offline_zip() is None
+
+
+def test_the_zip_must_be_the_offline_copy(monkeypatch, tmp_path):
+    good, other, text = tmp_path / "good.zip", tmp_path / "other.zip", tmp_path / "notes.txt"
+    with zipfile.ZipFile(good, "w") as z:
+        z.writestr("index.html", "home")
+    with zipfile.ZipFile(other, "w") as z:
+        z.writestr("site/index.html", "home")
+    text.write_text("not a zip")
+    monkeypatch.setenv(reading.ZIP_ENV, str(good))
+    assert reading.offline_zip() == good
+    for bad, why in ((other, "no index.html at its top"), (text, "no zip file there"), (tmp_path / "missing.zip", "no zip file there")):
+        monkeypatch.setenv(reading.ZIP_ENV, str(bad))
+        with pytest.raises(PluginError, match=why):
+            reading.offline_zip()
+
+
+@pytest.mark.parametrize("n, text", [(1, "1 KB"), (840_000, "840 KB"), (999_400, "999 KB"), (12_340_000, "12.3 MB")])
+def test_a_size_reads_as_a_reader_reads_it(n, text):
+    assert reading.size_text(n) == text
+
+
+def test_the_footer_speaks_each_language(tmp_path):
+    z = tmp_path / "site.zip"
+    z.write_bytes(b"x" * 2_500_000)
+    assert reading.footer_text("zh", z) == ("下载整站离线版（zip，2.5 MB）", "：解压后打开 index.html，无网络也能读")
+    assert reading.footer_text("en", z) == ("Download the whole site to read offline (zip, 2.5 MB)", ": unpack it and open index.html")
