@@ -1,0 +1,201 @@
+"""Training lm.py's model on language.py's sentences, with Adam, one model per seed, kept on disk.
+
+The sentences (training and held-out) are drawn from the configuration's data_seed, the same for
+every seed; a seed draws the first weights, the order of the batches and which tokens are masked.
+The arithmetic is float64 on one thread (threadpoolctl), so the same commit trains the same
+weights from the same seed on the same machine.
+
+Batches hold sentences of about one length (less padding to compute): each pass over the
+training sentences shuffles them, sorts them by length (a stable sort keeps the shuffle within a
+length), cuts them into batches and shuffles the batches. The learning rate rises linearly over
+the first `warmup` steps, then falls linearly to a tenth of its peak.
+
+trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
+trained-lm/<digest>.npz, as train.py keeps page 4's first model: the digest covers the code train()
+reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
+and numpy's and Python's versions. A process that finds another training the same weights waits for
+it (a lock per file); a file that cannot be read is dropped with a warning and trained again;
+MHA_FIGURE_CACHE=0, or a folder that cannot be written, keeps the weights in memory only.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import platform
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .. import store
+from . import language, lm
+from .train import Adam
+
+SEEDS = (0, 1, 2, 3, 4)
+
+
+class LMTrainConfig(NamedTuple):
+    model: lm.Config = lm.Config()
+    data_seed: int = 2026
+    train_sentences: int = 6000
+    held_out: int = 500
+    steps: int = 4000  # about 35 s of one core
+    batch: int = 64
+    learning_rate: float = 1e-2
+    warmup: int = 100
+
+
+CONFIG = LMTrainConfig()
+
+
+class TrainedLM(NamedTuple):
+    model: lm.Model
+    losses: np.ndarray  # [steps] the training loss at each step
+    config: LMTrainConfig
+    seed: int
+
+
+@functools.lru_cache(maxsize=4)
+def data(config: LMTrainConfig = CONFIG) -> tuple[tuple[language.Sentence, ...], tuple[language.Sentence, ...]]:
+    """(training sentences, held-out sentences): two streams of one seed, never shared."""
+    train_seed, held_seed = np.random.SeedSequence(config.data_seed).spawn(2)
+    return (language.sentences(config.train_sentences, train_seed.generate_state(1)[0]),
+            language.sentences(config.held_out, held_seed.generate_state(1)[0]))
+
+
+def batch_order(lengths: np.ndarray, batch: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """One pass over sentences of these lengths [count]: index arrays of at most `batch` sentences of
+    about one length, in a random order."""
+    shuffled = rng.permutation(len(lengths))
+    by_length = shuffled[np.argsort(lengths[shuffled], kind="stable")]
+    batches = [by_length[i: i + batch] for i in range(0, len(by_length), batch)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def learning_rate(config: LMTrainConfig, step: int) -> float:
+    """Linear warm-up to config.learning_rate, then a linear fall to a tenth of it at the last step."""
+    if step < config.warmup:
+        return config.learning_rate * (step + 1) / config.warmup
+    left = (config.steps - 1 - step) / max(config.steps - 1 - config.warmup, 1)
+    return config.learning_rate * (0.1 + 0.9 * left)
+
+
+def train(config: LMTrainConfig = CONFIG, seed: int = 0) -> TrainedLM:
+    """A model trained from scratch with seed: config.steps steps of Adam on masked batches."""
+    train_set, _ = data(config)
+    lengths = np.array([len(s.tokens) for s in train_set])
+    rng = np.random.default_rng(seed)
+    model = lm.init(config.model, int(rng.integers(2**31)))
+    opt = Adam(lm.arrays(model), config.learning_rate)
+    losses = np.empty(config.steps)
+    order: list[np.ndarray] = []
+    with threadpool_limits(limits=1):
+        for step in range(config.steps):
+            if not order:  # a new pass over the sentences
+                order = batch_order(lengths, config.batch, rng)
+            picked = order.pop()
+            batch = lm.masked_batch([train_set[i] for i in picked], rng)
+            loss, grads, _ = lm.loss_and_grads(model, batch)
+            opt.lr = learning_rate(config, step)
+            opt.step(lm.arrays(grads))
+            losses[step] = loss
+    return TrainedLM(model, losses, config, seed)
+
+
+@functools.lru_cache(maxsize=16)  # a process reads the code it runs once; serve re-imports after an edit
+def code_digest(config: LMTrainConfig = CONFIG, seed: int = 0) -> str:
+    """sha256 of what decides the weights: the code train() reaches (without comments or docstrings),
+    the config, the seed, numpy's and Python's versions."""
+    salt = f"{config!r} seed {seed} numpy {np.__version__} python {platform.python_version()}"
+    return store.CodeReach().digest((__name__, "train"), salt=salt)
+
+
+def cache_folder() -> Path | None:
+    """Where trained weights are kept: under the figure cache's folder (mha_ref.store), None if off."""
+    folder = store.cache_folder()
+    return None if folder is None else folder / "trained-lm"
+
+
+def save(t: TrainedLM, path: Path) -> bool:
+    """Written whole under a temporary name, then renamed; whether it was (store.write_kept)."""
+    arrays = {**lm.named_arrays(t.model), "losses": t.losses}
+    return store.write_kept(path, lambda f: np.savez(f, **arrays), path.parent)
+
+
+def load(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM:
+    template = lm.init(config.model, 0)  # the shapes; every array is replaced by the file's
+    with np.load(path) as a:
+        model = lm.replace_arrays(template, [a[name] for name in lm.named_arrays(template)])
+        return TrainedLM(model, a["losses"], config, seed)
+
+
+def _kept(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM | None:
+    """The weights kept at path; None if there are none or the file cannot be read (then dropped
+    with a warning naming it: np.load checks each array's CRC-32, so damage fails, not loads)."""
+    try:
+        t = load(path, config, seed)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except Exception as e:  # BadZipFile, a bad CRC, an array missing: the file is unusable
+        store.drop(path, f"trained weights {path} cannot be read ({type(e).__name__}: {e}): dropped, training again")
+        return None
+    store.touch(path, path.parent)
+    return t
+
+
+@functools.lru_cache(maxsize=16)
+def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None) -> TrainedLM:
+    if folder is None:
+        return train(config, seed)
+    path = folder / f"{digest}.npz"
+    kept = _kept(path, config, seed)  # read without the lock: a file under its real name was written whole
+    if kept is None and store.cache_writable(folder):
+        kept = _train_and_keep(config, seed, path)
+    return train(config, seed) if kept is None else kept
+
+
+def _train_and_keep(config: LMTrainConfig, seed: int, path: Path) -> TrainedLM | None:
+    """Train and save to path, unless another process did while this one waited for its lock; None
+    if the folder cannot be written (then turned off for writing, with one warning)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.parent / f".{path.stem}.lock", "a")  # one lock per file: seeds train side by side
+    except OSError as e:
+        store.cache_unwritable(path.parent, e)
+        return None
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:  # another process trains these weights: wait for them
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
+        t = _kept(path, config, seed)
+        if t is None and waited:  # it trained and could not keep them: nor could this one (it warned)
+            store.cache_unwritable(path.parent, None)
+            return None
+        if t is None:
+            t = train(config, seed)
+            save(t, path)
+        return t
+
+
+def trained(seed: int = 0, config: LMTrainConfig = CONFIG) -> TrainedLM:
+    """The model trained with seed and config: from the disk cache when this code trained it before."""
+    return _trained(config, seed, code_digest(config, seed), cache_folder())
+
+
+def held_out(config: LMTrainConfig = CONFIG) -> tuple[language.Sentence, ...]:
+    """The sentences no seed trains on: what evaluations and head measures use."""
+    return data(config)[1]
+
+
+def prepare() -> None:
+    """Train every seed now and keep the weights on disk, unless they are there already: what a figure's
+    PREPARE runs beside the drawing pool. With the disk cache off there is nothing to keep."""
+    folder = cache_folder()
+    if folder is not None and store.cache_writable(folder):
+        for seed in SEEDS:
+            trained(seed)
