@@ -122,7 +122,7 @@ def test_importance_is_each_layers_normalised_mean_absolute_gradient_over_senten
 def pruned():
     model = tiny_model(3)
     importance = np.array([[0.3, 0.9, 0.1, 0.5], [0.2, 0.8, 0.7, 0.4]])
-    return model, importance, lm_heads.pruning(model, SENTENCES[:6], importance, seed=5)
+    return model, importance, lm_heads.pruning(lm_heads.evaluator(model, SENTENCES[:6]), importance, seed=5)
 
 
 def gates_closing(heads):

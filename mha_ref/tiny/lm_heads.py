@@ -134,15 +134,16 @@ def evaluator(model: lm.Model, sentences: Sequence[language.Sentence]) -> Callab
     return evaluate
 
 
-def pruning(model: lm.Model, sentences: Sequence[language.Sentence], importance: np.ndarray,
-            seed: int, k: int = RANDOM_ORDERS) -> Pruning:
-    """importance [L, h] -> the importance order's curve and k random orders' (drawn from seed)."""
+def pruning(evaluate: Callable[[np.ndarray], imp.Evaluation], importance: np.ndarray, seed: int,
+            k: int = RANDOM_ORDERS, through: int | None = None) -> Pruning:
+    """importance [L, h] -> the importance order's curve and k random orders' (drawn from seed), each
+    through `through` removals (None: every head; survivors read the curve as far as it goes).
+    evaluate(gates [L, h]) -> (loss, accuracy, accuracy per relation): evaluator()'s."""
     shape = importance.shape
-    evaluate = evaluator(model, sentences)
     order = imp.importance_order(importance)
     randoms = imp.random_orders(importance.size, k, seed)
-    curve = imp.prune_curve(evaluate, order, shape)
-    return Pruning(order, curve, randoms, [imp.prune_curve(evaluate, o, shape) for o in randoms],
+    curve = imp.prune_curve(evaluate, order[:through], shape)
+    return Pruning(order, curve, randoms, [imp.prune_curve(evaluate, o[:through], shape) for o in randoms],
                    imp.survivors(curve, importance.size, SURVIVOR_DROP))
 
 
@@ -163,20 +164,34 @@ def measure(model: lm.Model, held_out: Sequence[language.Sentence], pruned_on: S
     """One model's heads: roles on held_out, importance on train_sentences, pruning on pruned_on."""
     importance = head_importance(model, train_sentences)
     return SeedHeads(seed, head_verdicts(model, held_out, counts, top_k), importance,
-                     pruning(model, pruned_on, importance, seed))
+                     pruning(evaluator(model, pruned_on), importance, seed))
 
 
 @functools.lru_cache(maxsize=8)
-def seed_heads(seed: int) -> SeedHeads:
-    """lm_train's model of this seed measured on its held-out sentences."""
+def _roles_and_importance(seed: int) -> tuple[tuple[HeadVerdict, ...], np.ndarray]:
     train_set, held = lm_train.data()
-    return measure(lm_train.trained(seed).model, held, held[:PRUNE_SENTENCES], train_set[:IMPORTANCE_SENTENCES],
-                   training_counts(), seed)
+    model = lm_train.trained(seed).model
+    return head_verdicts(model, held, training_counts()), head_importance(model, train_set[:IMPORTANCE_SENTENCES])
 
 
-def all_seeds(seeds: Sequence[int] = lm_train.SEEDS) -> tuple[SeedHeads, ...]:
+@functools.lru_cache(maxsize=8)
+def _evaluator(seed: int) -> Callable[[np.ndarray], imp.Evaluation]:
+    return evaluator(lm_train.trained(seed).model, lm_train.held_out()[:PRUNE_SENTENCES])
+
+
+@functools.lru_cache(maxsize=16)
+def seed_heads(seed: int, through: int | None = None) -> SeedHeads:
+    """lm_train's model of this seed: roles on its held-out sentences, importance on the first
+    IMPORTANCE_SENTENCES training sentences, pruning curves on the first PRUNE_SENTENCES held-out ones
+    through `through` removals (None: every head; what a seed's table and figure read)."""
+    heads, importance = _roles_and_importance(seed)
+    p = pruning(_evaluator(seed), importance, seed, through=through)
+    return SeedHeads(seed, heads, importance, p)
+
+
+def all_seeds(seeds: Sequence[int] = lm_train.SEEDS, through: int | None = None) -> tuple[SeedHeads, ...]:
     """Every seed's heads: the roles per head per seed and the pruning order a figure draws."""
-    return tuple(seed_heads(s) for s in seeds)
+    return tuple(seed_heads(s, through) for s in seeds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,16 +234,19 @@ def half_pruned(s: SeedHeads, measure_name: str = "loss") -> tuple[float, imp.Sp
             imp.Spread(*(float(a[k]) for a in band)))
 
 
+HALF = lm_train.CONFIG.model.layers * lm_train.CONFIG.model.h // 2  # what the quantities prune through
+
+
 def seeds_where(test: Callable[[SeedHeads], bool], seeds: Sequence[int] = lm_train.SEEDS) -> int:
-    """In how many of the seeds test holds."""
-    return sum(bool(test(s)) for s in all_seeds(seeds))
+    """In how many of the seeds test holds (their curves pruned through half the heads)."""
+    return sum(bool(test(s)) for s in all_seeds(seeds, HALF))
 
 
 def quantities() -> dict[str, Callable[[], float | int]]:
     """Facts over every seed of lm_train.SEEDS, none from one seed alone, for mha_ref.quantities."""
     q: dict[str, Callable[[], float | int]] = {
         "lm.seeds": lambda: len(lm_train.SEEDS),
-        "lm.heads": lambda: len(all_seeds()[0].heads),
+        "lm.heads": lambda: 2 * HALF,
         "lm.random_orders": lambda: RANDOM_ORDERS,
         "lm.seeds.positional": lambda: seeds_where(lambda s: has_role(s, "positional")),
         "lm.seeds.positional_prev": lambda: seeds_where(lambda s: has_positional(s, -1)),
@@ -236,8 +254,9 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.seeds.syntactic": lambda: seeds_where(lambda s: has_role(s, "syntactic")),
         "lm.seeds.rare": lambda: seeds_where(lambda s: has_role(s, "rare")),
         "lm.seeds.top_head_has_role": lambda: seeds_where(lambda s: bool(most_important(s).roles)),
-        "lm.half.importance_loss_median": lambda: float(np.median([half_pruned(s)[0] for s in all_seeds()])),
-        "lm.half.random_loss_median": lambda: float(np.median([half_pruned(s)[1].median for s in all_seeds()])),
+        "lm.half.importance_loss_median": lambda: float(np.median([half_pruned(s)[0] for s in all_seeds(through=HALF)])),
+        "lm.half.random_loss_median": lambda: float(np.median([half_pruned(s)[1].median
+                                                                for s in all_seeds(through=HALF)])),
         "lm.half.seeds_below_random_median": lambda: seeds_where(lambda s: half_pruned(s)[0] < half_pruned(s)[1].median),
         "lm.half.seeds_below_random_min": lambda: seeds_where(lambda s: half_pruned(s)[0] <= half_pruned(s)[1].low),
     }
