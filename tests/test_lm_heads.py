@@ -224,6 +224,7 @@ def plain_seed(seed):
         layer, h = divmod(flat, 4)
         _, offsets = plain_measures(weights, held, flat)
         offset, top = max(offsets.items(), key=lambda kv: kv[1])
+        queries = sum(offsets.values())
         rare_hits = rare_of = 0
         for w, s in zip(weights, held):
             real = [k for k in range(len(s.tokens)) if s.tokens[k] != language.EOS]
@@ -235,7 +236,8 @@ def plain_seed(seed):
             rare_of += 1
             rare_hits += counts[s.tokens[pointed]] == counts[s.tokens[rarest]]
         syntactic = arc_verdicts(weights, held, flat, language.DEPENDENCIES)
-        heads.append({"positional": top / sum(offsets.values()) >= 0.9, "offset": offset,
+        heads.append({"positional": top / queries >= 0.9, "offset": offset,
+                      "prev": offsets[-1] / queries, "next": offsets[1] / queries, "rare_share": rare_hits / rare_of,
                       "rare": rare_hits / rare_of >= roles.ROLE_BARS["rare"].share, "syntactic": syntactic,
                       "apart": arc_verdicts(weights, held, flat, ("coref", "repeat"))})
     grads = [np.abs(lm.loss_and_grads(model, lm.one_masked([s])[0])[2]).astype(float)
@@ -268,6 +270,11 @@ def test_every_quantity_over_seeds_agrees_with_a_plain_recount():
         "lm.seeds.positional_next": count(any_head(lambda h: h["positional"] and h["offset"] == 1)),
         "lm.seeds.syntactic": count(any_head(lambda h: bool(h["syntactic"]))),
         "lm.seeds.rare": count(any_head(lambda h: h["rare"])),
+        "lm.prev_best_share_min": min(max(h["prev"] for h in s[0]) for s in seeds),
+        "lm.prev_best_share_max": max(max(h["prev"] for h in s[0]) for s in seeds),
+        "lm.next_best_share_min": min(max(h["next"] for h in s[0]) for s in seeds),
+        "lm.next_best_share_max": max(max(h["next"] for h in s[0]) for s in seeds),
+        "lm.rare_best_share_max": max(max(h["rare_share"] for h in s[0]) for s in seeds),
         "lm.seeds.top_head_has_role": count(lambda heads, top, *_: heads[top]["positional"] or heads[top]["rare"]
                                             or bool(heads[top]["syntactic"])),
         "lm.half.importance_loss_median": float(np.median([s[2] for s in seeds])),

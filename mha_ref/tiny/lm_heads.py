@@ -217,6 +217,17 @@ def has_apart(s: SeedHeads, relation: str) -> bool:
     return any(voita.syntactic_on(a) for v in s.heads for k, a in v.apart.items() if k.split(":", 1)[0] == relation)
 
 
+def best_share(s: SeedHeads, offset: int) -> float:
+    """The largest share of its queries any head of the seed puts its top key at this offset: how
+    near the seed came to a positional head there (the bar: roles.ROLE_BARS["positional"])."""
+    return max(v.measures.offset_shares.get(offset, 0.0) for v in s.heads)
+
+
+def best_rare_share(s: SeedHeads) -> float:
+    """The largest rare-word share of any head of the seed (the bar: roles.ROLE_BARS["rare"])."""
+    return max(v.measures.rare_share for v in s.heads)
+
+
 def most_important(s: SeedHeads) -> HeadVerdict:
     return s.heads[s.pruning.order[-1]]
 
@@ -253,6 +264,12 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.seeds.positional_next": lambda: seeds_where(lambda s: has_positional(s, 1)),
         "lm.seeds.syntactic": lambda: seeds_where(lambda s: has_role(s, "syntactic")),
         "lm.seeds.rare": lambda: seeds_where(lambda s: has_role(s, "rare")),
+        # how near the seeds came: each seed's best head, the weakest and the strongest seed
+        "lm.prev_best_share_min": lambda: min(best_share(s, -1) for s in all_seeds(through=HALF)),
+        "lm.prev_best_share_max": lambda: max(best_share(s, -1) for s in all_seeds(through=HALF)),
+        "lm.next_best_share_min": lambda: min(best_share(s, 1) for s in all_seeds(through=HALF)),
+        "lm.next_best_share_max": lambda: max(best_share(s, 1) for s in all_seeds(through=HALF)),
+        "lm.rare_best_share_max": lambda: max(best_rare_share(s) for s in all_seeds(through=HALF)),
         "lm.seeds.top_head_has_role": lambda: seeds_where(lambda s: bool(most_important(s).roles)),
         "lm.half.importance_loss_median": lambda: float(np.median([half_pruned(s)[0] for s in all_seeds(through=HALF)])),
         "lm.half.random_loss_median": lambda: float(np.median([half_pruned(s)[1].median
