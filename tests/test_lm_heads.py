@@ -177,7 +177,7 @@ def test_a_seed_measured_together_and_its_table():
     assert k == 4 and (band.low, band.high) == (losses[0], losses[-1])
     assert band.median == pytest.approx((losses[9] + losses[10]) / 2, abs=0)
     table = lm_heads.seed_table(s)
-    assert table.count("\n  L") == 8 and "pruning order" in table
+    assert table.count("\n  L") == 8 and "\n  order " + " ".join(f"L{h // 4}H{h % 4}" for h in s.pruning.order) in table
 
 
 # --------------------------------------------------------------------------------------------

@@ -292,41 +292,48 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}"
 
 
+def _arc(key: str, a: roles.ArcScore) -> str:
+    """'nsubj:dep->head' -> 'nsubj>' (dependent to head), 'nsubj<' (head to dependent), with accuracy/baseline %."""
+    relation, direction = key.split(":", 1)
+    return f"{relation}{'>' if direction == voita.DIRECTIONS[0] else '<'}{_pct(a.accuracy)}/{_pct(a.baseline)}"
+
+
 def head_row(v: HeadVerdict, importance: float, pruned_at: int) -> str:
+    """One head on one line: confidence, top offset and its share, rare share, importance and when it
+    was pruned, its roles, the relations it is syntactic on, and the arcs kept apart (dependent to head)."""
     m = v.measures
-    positional = f"{m.offset:+d} {_pct(m.offset_share)}%" + (" P" if "positional" in v.roles else "")
-    syntactic = ",".join(f"{k}({_pct(m.relation_hits[k].accuracy)}/{_pct(m.relation_hits[k].baseline)})"
-                         for k in v.syntactic) or "-"
-    apart = " ".join(f"{k}({_pct(a.accuracy)}/{_pct(a.baseline)})" for k, a in v.apart.items()
-                     if k.endswith("dep->head"))
-    rare = f"{_pct(m.rare_share)}%" + (" R" if "rare" in v.roles else "")
-    return (f"  {v.name}  conf {m.confidence:.2f}  pos {positional:<10} rare {rare:<6} imp {importance:.2f}  "
-            f"pruned #{pruned_at}  roles {'+'.join(v.roles) or '-'}\n      syntactic {syntactic}\n      apart {apart}")
+    mark = "".join(r[0].upper() for r in v.roles) or "-"
+    syntactic = " ".join(_arc(k, m.relation_hits[k]) for k in v.syntactic)
+    apart = " ".join(_arc(k, a) for k, a in v.apart.items() if k.endswith(voita.DIRECTIONS[0]))
+    return (f"  {v.name} conf {m.confidence:.2f} top {m.offset:+d} {_pct(m.offset_share):>2}% rare {_pct(m.rare_share):>2}% "
+            f"imp {importance:.2f} #{pruned_at} {mark:<3} {syntactic}{' ' if syntactic else ''}| {apart}")
 
 
-def seed_table(s: SeedHeads, steps: Sequence[int] = (1, 2, 4, 6)) -> str:
+def seed_table(s: SeedHeads, steps: Sequence[int] = (2, 4, 6)) -> str:
+    """A seed's heads, one line each, then its pruning: order, survivors, and at a few steps the
+    importance order's loss and accuracy beside the random orders' [min median max]."""
     names = [v.name for v in s.heads]
     pruned_at = {h: k + 1 for k, h in enumerate(s.pruning.order)}
     lines = [f"seed {s.seed}"]
     lines += [head_row(v, float(s.importance.flat[v.index]), pruned_at[v.index]) for v in s.heads]
-    lines.append("  pruning order (least important first): " + " ".join(names[h] for h in s.pruning.order))
-    lines.append("  survivors: " + " ".join(f"{names[h]}[{'+'.join(s.heads[h].roles) or '-'}]"
-                                             for h in s.pruning.survivors))
+    lines.append("  order " + " ".join(names[h] for h in s.pruning.order) + "; survivors "
+                 + " ".join(f"{names[h]}[{''.join(r[0].upper() for r in s.heads[h].roles) or '-'}]"
+                            for h in s.pruning.survivors))
     for name in ("loss", "accuracy"):
         band = imp.spread(s.pruning.random_curves, name)
-        cells = [f"{k} masked: {imp.measure_of(s.pruning.curve[k], name):.3f} "
-                 f"[{band.low[k]:.3f} {band.median[k]:.3f} {band.high[k]:.3f}]" for k in steps]
-        lines.append(f"  {name:<8} full {imp.measure_of(s.pruning.curve[0], name):.3f}; importance order "
-                     f"[random min median max]: " + "; ".join(cells))
+        cells = [f"{k}: {imp.measure_of(s.pruning.curve[k], name):.3f} [{band.low[k]:.3f} {band.median[k]:.3f} "
+                 f"{band.high[k]:.3f}]" for k in steps]
+        lines.append(f"  {name} full {imp.measure_of(s.pruning.curve[0], name):.3f}; masked " + ", ".join(cells))
     return "\n".join(lines)
 
 
 def main() -> None:
-    print(f"lm_train seeds {lm_train.SEEDS}: heads measured on {lm_train.CONFIG.held_out} held-out sentences; "
-          f"importance over {IMPORTANCE_SENTENCES} training sentences; pruning on {PRUNE_SENTENCES} held-out, "
-          f"{RANDOM_ORDERS} random orders. "
-          f"pos: top offset and its share (P: positional); rare: share (R: rare); syntactic: "
-          f"relation:direction(accuracy/baseline %); apart: coref and repeat, dep->head (no verdict)")
+    print(f"seeds {lm_train.SEEDS}; roles on {lm_train.CONFIG.held_out} held-out sentences, importance on "
+          f"{IMPORTANCE_SENTENCES} training sentences, pruning on {PRUNE_SENTENCES} held-out ones.\n"
+          f"top: most frequent top-key offset, its share; #: pruning step (least important first); roles "
+          f"P positional, S syntactic, R rare; then syntactic relations and, after |, coref and repeat "
+          f"(> dependent to head, < head to dependent: accuracy/baseline %); masked k: importance order "
+          f"[{RANDOM_ORDERS} random orders' min median max]")
     for s in all_seeds():
         print(seed_table(s), flush=True)
     q = quantities()
