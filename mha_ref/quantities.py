@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .example import causal, expressiveness, one_head, reshape, scale, toy
-from .tiny import corpus, train, trained
+from .tiny import corpus, lm_heads, train, trained
 from . import costs, models, roles
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
@@ -410,6 +410,9 @@ def _trained_quantities() -> dict[str, Callable[[], float | int]]:
 
 
 QUANTITIES.update(_trained_quantities())
+# The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
+# appears, and pruning by importance against random orders; never one seed's number alone.
+QUANTITIES.update(lm_heads.quantities())
 
 
 class UnknownValue(KeyError):

@@ -1,0 +1,292 @@
+"""mha_ref.tiny.lm_heads: the masked language model's heads measured (voita.py), ranked (importance.py)
+and pruned, checked against plain recounts: on a tiny random model (fast), and over the real seeds
+(slow), where every quantity lm_heads adds is computed a second time from the weights."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from mha_ref import quantities, roles
+from mha_ref.tiny import importance as imp
+from mha_ref.tiny import language, lm, lm_heads, lm_train
+
+TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # 2 layers x 4 heads, as the real model
+SENTENCES = language.sentences(12, 11)
+COUNTS = language.counts(language.sentences(200, 12))
+
+
+def tiny_model(seed=0) -> lm.Model:
+    """Every weight random, gains and biases too, so that no head sits at a special value."""
+    m = lm.init(TINY, seed)
+    rng = np.random.default_rng(seed + 100)
+    return lm.replace_arrays(m, [a + 0.5 * rng.standard_normal(a.shape) for a in lm.arrays(m)])
+
+
+def plain_weights(model, sentence) -> np.ndarray:
+    """[L, h, n, n] from the forward pass on the sentence's own tokens, nothing masked."""
+    tokens = np.asarray(sentence.tokens)[None]
+    return np.stack([w[0] for w in lm.forward(model, tokens, np.ones(tokens.shape, bool)).weights])
+
+
+def plain_measures(weights_per_sentence, sentences, head):
+    """(confidence, Counter of top-key offsets) of one flat head, query by query."""
+    layer, h = divmod(head, TINY.h)
+    total, queries, offsets = 0.0, 0, Counter()
+    for w, s in zip(weights_per_sentence, sentences):
+        n = len(s.tokens)
+        for q in range(n):
+            if s.tokens[q] == language.EOS:
+                continue
+            best, best_k = -1.0, None
+            for k in range(n):
+                if s.tokens[k] != language.EOS and w[layer, h, q, k] > best:
+                    best, best_k = w[layer, h, q, k], k
+            total += best
+            queries += 1
+            offsets[best_k - q] += 1
+    return total / queries, offsets
+
+
+# --------------------------------------------------------------------------------------------
+# roles
+# --------------------------------------------------------------------------------------------
+
+def test_every_head_is_measured_on_the_sentence_as_it_is():
+    model = tiny_model()
+    verdicts = lm_heads.head_verdicts(model, SENTENCES, COUNTS)
+    weights = [plain_weights(model, s) for s in SENTENCES]
+    assert [v.index for v in verdicts] == list(range(8))
+    assert [(v.measures.layer, v.measures.head) for v in verdicts] == [(l, h) for l in range(2) for h in range(4)]
+    for v in verdicts:
+        confidence, offsets = plain_measures(weights, SENTENCES, v.index)
+        assert v.measures.confidence == pytest.approx(confidence, rel=1e-12)
+        assert dict(v.measures.offset_counts) == dict(offsets)
+        assert v.measures.n == sum(len(s.tokens) - 1 for s in SENTENCES)
+
+
+def arc(hits, arcs, offset_hits):
+    return roles.ArcScore(hits, arcs, -1, offset_hits)
+
+
+def measures(relation_hits, coreference=None, voita_roles=("syntactic",)):
+    return roles.HeadMeasures(10, 0.5, -1, 5, False, 0, relation_hits, voita_roles, 1, 0, 3,
+                              coreference or {}, {-1: 5, 1: 5})
+
+
+def test_syntactic_is_read_on_dependencies_and_the_other_arcs_are_reported_apart():
+    """repeat at 20 points above its baseline would be syntactic to voita.py; it is no dependency."""
+    m = measures({"repeat:dep->head": arc(8, 10, 6), "nsubj:dep->head": arc(5, 10, 5),
+                  "det:head->dep": arc(4, 10, 4)}, {"dep->head": arc(9, 10, 1)})
+    v = lm_heads.verdict(1, m)
+    assert (v.syntactic, v.roles) == ((), ())
+    assert set(v.apart) == {"repeat:dep->head", "coref:dep->head"}
+    assert v.apart["coref:dep->head"] == arc(9, 10, 1)
+    v = lm_heads.verdict(1, m._replace(relation_hits={**m.relation_hits, "det:head->dep": arc(4, 10, 3)}))
+    assert (v.syntactic, v.roles) == (("det:head->dep",), ("syntactic",))  # 1 arc of 10 more: 10 points
+
+
+# --------------------------------------------------------------------------------------------
+# importance
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("at", ["ones", "half-open"])
+def test_gate_gradient_is_the_loss_derivative_in_each_gate(at):
+    model = tiny_model(1)
+    batch = lm_heads.sentence_batch(SENTENCES[3])
+    gates = lm.ones(model) if at == "ones" else np.linspace(0.2, 1.3, 8).reshape(2, 4)
+    numeric = imp.gate_gradient(lambda g: lm.loss_and_grads(model, batch, g)[0], gates, eps=1e-6)
+    analytic = lm_heads.gate_gradient(model, batch, gates)
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-9)
+    assert np.abs(analytic).min() > 1e-6  # no gate trivially zero
+
+
+def test_importance_is_each_layers_normalised_mean_absolute_gradient_over_sentences():
+    model = tiny_model(2)
+    sentences = SENTENCES[:4]
+    grads = []
+    for s in sentences:
+        batch, _ = lm.one_masked([s])  # each token masked alone
+        grads.append(np.abs(imp.gate_gradient(lambda g: lm.loss_and_grads(model, batch, g)[0],
+                                              lm.ones(model), eps=1e-6)))
+    mean = np.mean(grads, axis=0)
+    expected = np.stack([row / np.sqrt(sum(x * x for x in row)) for row in mean])
+    np.testing.assert_allclose(lm_heads.head_importance(model, sentences), expected, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# pruning
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pruned():
+    model = tiny_model(3)
+    importance = np.array([[0.3, 0.9, 0.1, 0.5], [0.2, 0.8, 0.7, 0.4]])
+    return model, importance, lm_heads.pruning(lm_heads.evaluator(model, SENTENCES[:6]), importance, seed=5)
+
+
+def gates_closing(heads):
+    g = np.ones((2, 4))
+    for i in heads:
+        g[i // 4, i % 4] = 0.0
+    return g
+
+
+def test_heads_are_masked_least_important_first_and_each_step_is_the_model_so_masked(pruned):
+    model, importance, p = pruned
+    assert p.order == (2, 4, 0, 7, 3, 6, 5, 1)  # 0.1 0.2 0.3 0.4 0.5 0.7 0.8 0.9
+    assert len(p.curve) == 9
+    for k, step in enumerate(p.curve):
+        assert step.masked == p.order[:k]
+        e = lm.evaluate(model, SENTENCES[:6], gates_closing(p.order[:k]))
+        assert (step.loss, step.accuracy, step.per_relation) == (e.loss, e.accuracy, e.per_relation)
+    assert p.curve[-1].loss != p.curve[0].loss
+
+
+def test_random_orders_are_twenty_permutations_each_evaluated_step_by_step(pruned):
+    model, _, p = pruned
+    assert len(p.random_orders) == len(p.random_curves) == 20
+    assert len(set(p.random_orders)) == 20
+    assert all(sorted(o) == list(range(8)) for o in p.random_orders)
+    rng = np.random.default_rng(5)
+    assert p.random_orders[0] == tuple(rng.permutation(8))
+    for order, curve in zip(p.random_orders[:3], p.random_curves[:3]):
+        for k in (1, 4, 7):
+            assert curve[k].masked == order[:k]
+            assert curve[k].loss == lm.evaluate(model, SENTENCES[:6], gates_closing(order[:k])).loss
+
+
+def test_survivors_are_the_heads_left_while_accuracy_held(pruned):
+    _, _, p = pruned
+    full = p.curve[0].accuracy
+    k = 0
+    while k + 1 < len(p.curve) and p.curve[k + 1].accuracy >= full - lm_heads.SURVIVOR_DROP:
+        k += 1
+    assert p.survivors == tuple(sorted(set(range(8)) - set(p.order[:k])))
+
+
+def test_a_seed_measured_together_and_its_table():
+    model = tiny_model(4)
+    s = lm_heads.measure(model, SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=2)
+    assert s.importance.shape == (2, 4) and len(s.heads) == 8
+    np.testing.assert_array_equal(s.importance, lm_heads.head_importance(model, SENTENCES[5:8]))
+    assert s.pruning.order == imp.importance_order(s.importance)
+    assert lm_heads.most_important(s).index == int(np.argmax(s.importance))
+    k, band = lm_heads.half(s), lm_heads.half_pruned(s)[1]
+    losses = sorted(c[4].loss for c in s.pruning.random_curves)
+    assert k == 4 and (band.low, band.high) == (losses[0], losses[-1])
+    assert band.median == pytest.approx((losses[9] + losses[10]) / 2, abs=0)
+    table = lm_heads.seed_table(s)
+    assert table.count("\n  L") == 8 and "\n  order " + " ".join(f"L{h // 4}H{h % 4}" for h in s.pruning.order) in table
+
+
+# --------------------------------------------------------------------------------------------
+# over the real seeds: every quantity computed a second time, in plain loops from the weights
+# --------------------------------------------------------------------------------------------
+
+def plain_frequent(counts, eos):
+    """The fewest most frequent tokens (eos out) covering half of the running tokens; smaller id first on a tie."""
+    ids = sorted((t for t in range(len(counts)) if t != eos), key=lambda t: (-counts[t], t))
+    total, running = sum(counts[t] for t in ids), 0
+    for k, t in enumerate(ids, 1):
+        running += counts[t]
+        if running >= 0.5 * total:
+            return set(ids[:k])
+
+
+def arc_verdicts(weights, sentences, flat, relations):
+    """relation -> passes in some direction: hits at least 10 points of the arcs above the best fixed offset's."""
+    layer, h = divmod(flat, 4)
+    hits, arcs, offsets = Counter(), Counter(), {}
+    for w, s in zip(weights, sentences):
+        real = [t != language.EOS for t in s.tokens]
+        top = [max((k for k in range(len(real)) if real[k]), key=lambda k: (w[layer, h, q, k], -k))
+               for q in range(len(real))]
+        for a in s.arcs:
+            if a.relation not in relations or a.head < 0 or a.head == a.dependent or not (real[a.head] and real[a.dependent]):
+                continue
+            for key, q, other in ((a.relation + ">", a.dependent, a.head), (a.relation + "<", a.head, a.dependent)):
+                hits[key] += top[q] == other
+                arcs[key] += 1
+                offsets.setdefault(key, Counter())[other - q] += 1
+    return {key[:-1] for key in arcs if 100 * (hits[key] - max(offsets[key].values())) >= 10 * arcs[key]}
+
+
+def plain_seed(seed):
+    """Everything the quantities read, recounted for one seed."""
+    model = lm_train.trained(seed).model
+    train_set, held = lm_train.data()
+    counts = language.counts(train_set)
+    frequent = plain_frequent(counts, language.EOS)
+    weights = [plain_weights(model, s) for s in held]
+    heads = []
+    for flat in range(8):
+        layer, h = divmod(flat, 4)
+        _, offsets = plain_measures(weights, held, flat)
+        offset, top = max(offsets.items(), key=lambda kv: kv[1])
+        queries = sum(offsets.values())
+        rare_hits = rare_of = 0
+        for w, s in zip(weights, held):
+            real = [k for k in range(len(s.tokens)) if s.tokens[k] != language.EOS]
+            rarest = min(real, key=lambda k: (counts[s.tokens[k]], s.tokens[k]))
+            if s.tokens[rarest] in frequent:
+                continue
+            column = {k: sum(w[layer, h, q, k] for q in real) for k in real}
+            pointed = max(real, key=lambda k: (column[k], -k))
+            rare_of += 1
+            rare_hits += counts[s.tokens[pointed]] == counts[s.tokens[rarest]]
+        syntactic = arc_verdicts(weights, held, flat, language.DEPENDENCIES)
+        heads.append({"positional": top / queries >= 0.9, "offset": offset,
+                      "prev": offsets[-1] / queries, "next": offsets[1] / queries, "rare_share": rare_hits / rare_of,
+                      "rare": rare_hits / rare_of >= roles.ROLE_BARS["rare"].share, "syntactic": syntactic,
+                      "apart": arc_verdicts(weights, held, flat, ("coref", "repeat"))})
+    grads = [np.abs(lm.loss_and_grads(model, lm.one_masked([s])[0])[2]).astype(float)
+             for s in train_set[:lm_heads.IMPORTANCE_SENTENCES]]
+    importance = np.mean(grads, axis=0)
+    importance = importance / np.linalg.norm(importance, axis=1, keepdims=True)
+    order = list(np.argsort(importance.ravel(), kind="stable"))
+    pruned_on = held[:lm_heads.PRUNE_SENTENCES]
+    importance_loss = lm.evaluate(model, pruned_on, gates_closing(order[:4]).astype(np.float32)).loss
+    rng = np.random.default_rng(seed)
+    random_losses = [lm.evaluate(model, pruned_on, gates_closing(rng.permutation(8)[:4]).astype(np.float32)).loss
+                     for _ in range(lm_heads.RANDOM_ORDERS)]
+    return heads, order[-1], importance_loss, random_losses
+
+
+@pytest.mark.slow  # every seed's maps, importance and 21 evaluations recomputed: minutes on a shared machine
+def test_every_quantity_over_seeds_agrees_with_a_plain_recount():
+    seeds = [plain_seed(s) for s in lm_train.SEEDS]
+
+    def count(test):
+        return sum(bool(test(*s)) for s in seeds)
+
+    def any_head(test):
+        return lambda heads, *_: any(test(h) for h in heads)
+
+    expected = {
+        "lm.seeds": len(seeds), "lm.heads": 8, "lm.random_orders": 20,
+        "lm.seeds.positional": count(any_head(lambda h: h["positional"])),
+        "lm.seeds.positional_prev": count(any_head(lambda h: h["positional"] and h["offset"] == -1)),
+        "lm.seeds.positional_next": count(any_head(lambda h: h["positional"] and h["offset"] == 1)),
+        "lm.seeds.syntactic": count(any_head(lambda h: bool(h["syntactic"]))),
+        "lm.seeds.rare": count(any_head(lambda h: h["rare"])),
+        "lm.prev_best_share_min": min(max(h["prev"] for h in s[0]) for s in seeds),
+        "lm.prev_best_share_max": max(max(h["prev"] for h in s[0]) for s in seeds),
+        "lm.next_best_share_min": min(max(h["next"] for h in s[0]) for s in seeds),
+        "lm.next_best_share_max": max(max(h["next"] for h in s[0]) for s in seeds),
+        "lm.rare_best_share_max": max(max(h["rare_share"] for h in s[0]) for s in seeds),
+        "lm.seeds.top_head_has_role": count(lambda heads, top, *_: heads[top]["positional"] or heads[top]["rare"]
+                                            or bool(heads[top]["syntactic"])),
+        "lm.half.importance_loss_median": float(np.median([s[2] for s in seeds])),
+        "lm.half.random_loss_median": float(np.median([np.median(s[3]) for s in seeds])),
+        "lm.half.seeds_below_random_median": count(lambda h, t, loss, randoms: loss < np.median(randoms)),
+        "lm.half.seeds_below_random_min": count(lambda h, t, loss, randoms: loss <= min(randoms)),
+    }
+    for r in language.DEPENDENCIES:
+        expected[f"lm.seeds.syntactic.{r}"] = count(any_head(lambda h, r=r: r in h["syntactic"]))
+    for r in ("coref", "repeat"):
+        expected[f"lm.seeds.apart.{r}"] = count(any_head(lambda h, r=r: r in h["apart"]))
+    names = {n for n in quantities.QUANTITIES if n.startswith("lm.")}
+    assert names == set(expected)
+    for name, value in expected.items():
+        assert quantities.value(name) == pytest.approx(value, rel=1e-6), name
