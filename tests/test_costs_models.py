@@ -357,7 +357,10 @@ def test_voita_pruning_numbers():
 # named quantities
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", sorted(quantities.QUANTITIES))
+# the masked language model's quantities measure five trained seeds (about a minute): slow, and
+# each recounted by a second computation in test_lm_heads.py
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.startswith("lm.") else n
+                                  for n in sorted(quantities.QUANTITIES)])
 def test_every_quantity_is_a_finite_number(name):
     v = quantities.value(name)
     assert isinstance(v, (int, float)) and not isinstance(v, bool)
