@@ -60,10 +60,64 @@ class Checked(NamedTuple):
     # how many columns of panels each drawing has (wide, then narrow): distinct left edges of the
     # axes that show something
     columns: list[int] = []
+    # texts past the figure's edge, and texts over one another, in each drawing ("wide: ...")
+    cut: list[str] = []
+    overlaps: list[str] = []
 
 
 def texts(fig) -> list[Text]:
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def drawn_texts(fig) -> list[Text]:
+    """texts(fig) that the last draw drew: not those of a hidden axes or axis (also `axis("off")`),
+    nor the labels of ticks outside an axis's view (kept by matplotlib, with their last text and
+    place, undrawn)."""
+    undrawn = set()
+    for ax in fig.axes:
+        if not ax.get_visible():
+            undrawn.update(ax.findobj(Text))
+            continue
+        for axis in ax._axis_map.values():
+            if not (ax.axison and axis.get_visible()):
+                undrawn.update(axis.findobj(Text))
+                continue
+            shown = axis._update_ticks()  # the ticks Axis.draw draws, as it finds them
+            for tick in (*axis.majorTicks, *axis.minorTicks):
+                if tick not in shown:
+                    undrawn.update((tick.label1, tick.label2))
+    return [t for t in texts(fig) if t not in undrawn]
+
+
+def _px(fig, length: float) -> float:
+    """A length in the renderer's units as CSS px (96 a inch), the page's unit."""
+    return round(length / fig.dpi * 96, 1)
+
+
+def cut(fig, renderer) -> list[str]:
+    """Each text that reaches past the figure's edge, with how far past (CSS px) and on which side:
+    the export keeps only the figure's box (savefig without bbox_inches), so that part is lost."""
+    box = fig.bbox
+    found = []
+    for t in drawn_texts(fig):
+        ext = t.get_window_extent(renderer)
+        past = {"left": box.x0 - ext.x0, "right": ext.x1 - box.x1, "bottom": box.y0 - ext.y0, "top": ext.y1 - box.y1}
+        found += [f"{t.get_text()!r} {_px(fig, by)} px past the {side}" for side, by in past.items()
+                  if _px(fig, by) > 0]
+    return found
+
+
+def overlapping(fig, renderer) -> list[str]:
+    """Each pair of texts whose boxes overlap by more than a pixel both ways."""
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in drawn_texts(fig)]
+    found = []
+    for i, (a, p) in enumerate(boxes):
+        for b, q in boxes[i + 1:]:
+            w = min(p.x1, q.x1) - max(p.x0, q.x0)
+            h = min(p.y1, q.y1) - max(p.y0, q.y0)
+            if _px(fig, w) > 1 and _px(fig, h) > 1:
+                found.append(f"{a!r} over {b!r}")
+    return found
 
 
 def _weight(w) -> int:
@@ -150,7 +204,8 @@ class Kept:
         except (OSError, ValueError):
             return None
         return Checked(CachedFiles(paths), "", found["missing"], found["fallbacks"], found["underscores"],
-                       found["plurals"], [tuple(s) for s in found["smallest"]], found["columns"])
+                       found["plurals"], [tuple(s) for s in found["smallest"]], found["columns"],
+                       found["cut"], found["overlaps"])
 
     def keep(self, paths: dict[str, Path], checked: Checked) -> None:
         """Keep a frame's findings and files (already in the figure cache at `paths`) for later
@@ -160,7 +215,7 @@ class Kept:
                 if not (self.folder / "files" / path.name).exists():
                     _copy(path, self.folder / "files" / path.name)
             found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest",
-                                                      "columns")}
+                                                      "columns", "cut", "overlaps")}
             store.write_atomic(self._record(paths), json.dumps(found).encode())
         except (OSError, ValueError):
             pass
@@ -206,8 +261,19 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
     is kept for later sessions (Kept)."""
     frame, lang, fmts, paths = task
     drawn = []
+    placed = []  # (cut, overlapping) of each drawing, measured as its first save (the SVG) drew it
+
+    def measure(event):
+        if len(placed) < len(drawn):
+            placed.append((cut(event.canvas.figure, event.renderer), overlapping(event.canvas.figure, event.renderer)))
+
+    def saved(fig, f):
+        drawn.append(fig)
+        fig.canvas.mpl_connect("draw_event", measure)
+        return to_bytes_each(fig, f)
+
     with warnings.catch_warnings(record=True) as caught, \
-            mock.patch.object(figures.engine.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
+            mock.patch.object(figures.engine.render, "to_bytes_each", saved):
         warnings.simplefilter("always")
         try:
             files = dict(zip(fmts, render_set(frame, lang, fmts)))
@@ -230,6 +296,8 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
         smallest=smallest,
         columns=columns,
+        cut=[f"{which}: {c}" for which, (cuts, _) in zip(("wide", "narrow"), placed) for c in cuts],
+        overlaps=[f"{which}: {o}" for which, (_, over) in zip(("wide", "narrow"), placed) for o in over],
     )
     if paths is not None:
         Kept().keep(paths, checked)
