@@ -30,6 +30,7 @@ from unittest import mock
 
 from matplotlib import font_manager
 from matplotlib.text import Text
+from matplotlib.transforms import Affine2D, Bbox
 
 import figures.engine.render
 from figures.engine import registry
@@ -89,35 +90,29 @@ def drawn_texts(fig) -> list[Text]:
     return [t for t in texts(fig) if t not in undrawn]
 
 
-def _px(fig, length: float) -> float:
-    """A length in the renderer's units as CSS px (96 a inch), the page's unit."""
-    return round(length / fig.dpi * 96, 1)
+def extents(fig, renderer) -> list[tuple[str, Bbox]]:
+    """Each text the last draw drew, and its box as `renderer` measures it, in CSS px (96 an inch,
+    the page's unit) from the figure's lower left corner: call it while the figure is being saved
+    (a "draw_event"), when the figure's dpi is the renderer's."""
+    to_px = Affine2D().scale(96 / fig.dpi)
+    return [(t.get_text(), t.get_window_extent(renderer).transformed(to_px)) for t in drawn_texts(fig)]
 
 
-def cut(fig, renderer) -> list[str]:
+def cut(fig, boxes: list[tuple[str, Bbox]]) -> list[str]:
     """Each text that reaches past the figure's edge, with how far past (CSS px) and on which side:
     the export keeps only the figure's box (savefig without bbox_inches), so that part is lost."""
-    box = fig.bbox
+    width, height = fig.get_size_inches() * 96
     found = []
-    for t in drawn_texts(fig):
-        ext = t.get_window_extent(renderer)
-        past = {"left": box.x0 - ext.x0, "right": ext.x1 - box.x1, "bottom": box.y0 - ext.y0, "top": ext.y1 - box.y1}
-        found += [f"{t.get_text()!r} {_px(fig, by)} px past the {side}" for side, by in past.items()
-                  if _px(fig, by) > 0]
+    for text, b in boxes:
+        past = {"left": -b.x0, "right": b.x1 - width, "bottom": -b.y0, "top": b.y1 - height}
+        found += [f"{text!r} {by:.1f} px past the {side}" for side, by in past.items() if by >= 0.05]
     return found
 
 
-def overlapping(fig, renderer) -> list[str]:
+def overlapping(boxes: list[tuple[str, Bbox]]) -> list[str]:
     """Each pair of texts whose boxes overlap by more than a pixel both ways."""
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in drawn_texts(fig)]
-    found = []
-    for i, (a, p) in enumerate(boxes):
-        for b, q in boxes[i + 1:]:
-            w = min(p.x1, q.x1) - max(p.x0, q.x0)
-            h = min(p.y1, q.y1) - max(p.y0, q.y0)
-            if _px(fig, w) > 1 and _px(fig, h) > 1:
-                found.append(f"{a!r} over {b!r}")
-    return found
+    return [f"{a!r} over {b!r}" for i, (a, p) in enumerate(boxes) for b, q in boxes[i + 1:]
+            if min(p.x1, q.x1) - max(p.x0, q.x0) > 1 and min(p.y1, q.y1) - max(p.y0, q.y0) > 1]
 
 
 def _weight(w) -> int:
@@ -265,7 +260,8 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
 
     def measure(event):
         if len(placed) < len(drawn):
-            placed.append((cut(event.canvas.figure, event.renderer), overlapping(event.canvas.figure, event.renderer)))
+            boxes = extents(event.canvas.figure, event.renderer)
+            placed.append((cut(event.canvas.figure, boxes), overlapping(boxes)))
 
     def saved(fig, f):
         drawn.append(fig)

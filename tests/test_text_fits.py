@@ -11,7 +11,7 @@ from figures.engine import registry
 from figures.engine.render import frames
 from figures.engine.save import to_bytes_each
 from figures.kit import style
-from frame_checks import cut, overlapping
+from frame_checks import cut, extents, overlapping
 
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
 
@@ -29,10 +29,9 @@ def _measured(fig) -> tuple[list[str], list[str]]:
     """cut() and overlapping() of a figure as the export's save draws it (its renderer, its dpi)."""
     assert plt.rcParams["savefig.bbox"] in (None, "standard")  # the export keeps the figure's box: what is past it is lost
     found = []
-    fig.canvas.mpl_connect("draw_event", lambda event: found.append((cut(fig, event.renderer),
-                                                                     overlapping(fig, event.renderer))))
+    fig.canvas.mpl_connect("draw_event", lambda event: found.append(extents(fig, event.renderer)))
     to_bytes_each(fig, ("svg",))
-    return found[0]
+    return cut(fig, found[0]), overlapping(found[0])
 
 
 def test_the_check_finds_a_text_past_the_edge_and_by_how_much():
