@@ -1,5 +1,5 @@
 """Every frame of every figure drawn once, in a pool, and read as it is drawn: the glyph, symbol and
-plural checks of the Figure, and the files it becomes (SVG and its variants, and the PDF and PNG
+plural checks of the Figure, where its texts lie (the extents its SVG's save measures), and the files it becomes (SVG and its variants, and the PDF and PNG
 downloads when the site has them and the session builds it). The workers put the files into the
 session's figure cache, so the site build that follows draws nothing again, and hand back only what
 they found: the files are read from the cache when a test asks for them. The pool starts when the
@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import NamedTuple
 from unittest import mock
 
+import numpy as np
 from matplotlib import font_manager
+from matplotlib.axis import Axis
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, Bbox
 
@@ -71,23 +73,27 @@ def texts(fig) -> list[Text]:
 
 
 def drawn_texts(fig) -> list[Text]:
-    """texts(fig) that the last draw drew: not those of a hidden axes or axis (also `axis("off")`),
-    nor the labels of ticks outside an axis's view (kept by matplotlib, with their last text and
-    place, undrawn)."""
-    undrawn = set()
-    for ax in fig.axes:
-        if not ax.get_visible():
-            undrawn.update(ax.findobj(Text))
-            continue
-        for axis in ax._axis_map.values():
-            if not (ax.axison and axis.get_visible()):
-                undrawn.update(axis.findobj(Text))
-                continue
-            shown = axis._update_ticks()  # the ticks Axis.draw draws, as it finds them
-            for tick in (*axis.majorTicks, *axis.minorTicks):
-                if tick not in shown:
-                    undrawn.update((tick.label1, tick.label2))
-    return [t for t in texts(fig) if t not in undrawn]
+    """The texts the last draw of the figure drew: none of a hidden artist, nor of an axis that
+    `axis("off")` hides, nor the labels of ticks outside an axis's view (matplotlib keeps those,
+    with their last text and place, undrawn). An axis is not asked for its children, which would
+    make every tick it could have (findobj does)."""
+    found = []
+
+    def walk(artist):
+        if not artist.get_visible():
+            return
+        if isinstance(artist, Axis):
+            if artist.axes.axison:
+                shown = [tick for tick in artist._update_ticks() if tick.get_visible()]  # as Axis.draw finds them
+                found.extend([artist.label, artist.offsetText, *(t for tick in shown for t in (tick.label1, tick.label2))])
+            return
+        if isinstance(artist, Text):
+            found.append(artist)
+        for child in artist.get_children():
+            walk(child)
+
+    walk(fig)
+    return [t for t in found if t.get_visible() and t.get_text().strip()]
 
 
 def extents(fig, renderer) -> list[tuple[str, Bbox]]:
@@ -111,8 +117,12 @@ def cut(fig, boxes: list[tuple[str, Bbox]]) -> list[str]:
 
 def overlapping(boxes: list[tuple[str, Bbox]]) -> list[str]:
     """Each pair of texts whose boxes overlap by more than a pixel both ways."""
-    return [f"{a!r} over {b!r}" for i, (a, p) in enumerate(boxes) for b, q in boxes[i + 1:]
-            if min(p.x1, q.x1) - max(p.x0, q.x0) > 1 and min(p.y1, q.y1) - max(p.y0, q.y0) > 1]
+    if len(boxes) < 2:
+        return []
+    x0, y0, x1, y1 = np.array([b.extents for _, b in boxes]).T[:, :, None]  # each [n, 1]
+    across = np.minimum(x1, x1.T) - np.maximum(x0, x0.T)  # [n, n]: how far each pair overlaps
+    up = np.minimum(y1, y1.T) - np.maximum(y0, y0.T)
+    return [f"{boxes[i][0]!r} over {boxes[j][0]!r}" for i, j in zip(*np.nonzero(np.triu((across > 1) & (up > 1), 1)))]
 
 
 def _weight(w) -> int:
