@@ -1,5 +1,5 @@
 """Every frame of every figure drawn once, in a pool, and read as it is drawn: the glyph, symbol and
-plural checks of the Figure, and the files it becomes (SVG and its variants, and the PDF and PNG
+plural checks of the Figure, where its texts lie (the extents its SVG's save measures), and the files it becomes (SVG and its variants, and the PDF and PNG
 downloads when the site has them and the session builds it). The workers put the files into the
 session's figure cache, so the site build that follows draws nothing again, and hand back only what
 they found: the files are read from the cache when a test asks for them. The pool starts when the
@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import NamedTuple
 from unittest import mock
 
+import numpy as np
 from matplotlib import font_manager
+from matplotlib.axis import Axis
 from matplotlib.text import Text
+from matplotlib.transforms import Affine2D, Bbox
 
 import figures.engine.render
 from figures.engine import registry
@@ -62,10 +65,66 @@ class Checked(NamedTuple):
     # how many columns of panels each drawing has (wide, then narrow): distinct left edges of the
     # axes that show something
     columns: list[int] = []
+    # texts past the figure's edge, and texts over one another, in each drawing ("wide: ...")
+    cut: list[str] = []
+    overlaps: list[str] = []
 
 
 def texts(fig) -> list[Text]:
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def drawn_texts(fig) -> list[Text]:
+    """The texts the last draw of the figure drew: none of a hidden artist, nor of an axis that
+    `axis("off")` hides, nor the labels of ticks outside an axis's view (matplotlib keeps those,
+    with their last text and place, undrawn). An axis is not asked for its children, which would
+    make every tick it could have (findobj does)."""
+    found = []
+
+    def walk(artist):
+        if not artist.get_visible():
+            return
+        if isinstance(artist, Axis):
+            if artist.axes.axison:
+                shown = [tick for tick in artist._update_ticks() if tick.get_visible()]  # as Axis.draw finds them
+                found.extend([artist.label, artist.offsetText, *(t for tick in shown for t in (tick.label1, tick.label2))])
+            return
+        if isinstance(artist, Text):
+            found.append(artist)
+        for child in artist.get_children():
+            walk(child)
+
+    walk(fig)
+    return [t for t in found if t.get_visible() and t.get_text().strip()]
+
+
+def extents(fig, renderer) -> list[tuple[str, Bbox]]:
+    """Each text the last draw drew, and its box as `renderer` measures it, in CSS px (96 an inch,
+    the page's unit) from the figure's lower left corner: call it while the figure is being saved
+    (a "draw_event"), when the figure's dpi is the renderer's."""
+    to_px = Affine2D().scale(96 / fig.dpi)
+    return [(t.get_text(), t.get_window_extent(renderer).transformed(to_px)) for t in drawn_texts(fig)]
+
+
+def cut(fig, boxes: list[tuple[str, Bbox]]) -> list[str]:
+    """Each text that reaches past the figure's edge, with how far past (CSS px) and on which side:
+    the export keeps only the figure's box (savefig without bbox_inches), so that part is lost."""
+    width, height = fig.get_size_inches() * 96
+    found = []
+    for text, b in boxes:
+        past = {"left": -b.x0, "right": b.x1 - width, "bottom": -b.y0, "top": b.y1 - height}
+        found += [f"{text!r} {by:.1f} px past the {side}" for side, by in past.items() if by >= 0.05]
+    return found
+
+
+def overlapping(boxes: list[tuple[str, Bbox]]) -> list[str]:
+    """Each pair of texts whose boxes overlap by more than a pixel both ways."""
+    if len(boxes) < 2:
+        return []
+    x0, y0, x1, y1 = np.array([b.extents for _, b in boxes]).T[:, :, None]  # each [n, 1]
+    across = np.minimum(x1, x1.T) - np.maximum(x0, x0.T)  # [n, n]: how far each pair overlaps
+    up = np.minimum(y1, y1.T) - np.maximum(y0, y0.T)
+    return [f"{boxes[i][0]!r} over {boxes[j][0]!r}" for i, j in zip(*np.nonzero(np.triu((across > 1) & (up > 1), 1)))]
 
 
 def _weight(w) -> int:
@@ -152,7 +211,8 @@ class Kept:
         except (OSError, ValueError):
             return None
         return Checked(CachedFiles(paths), "", found["missing"], found["fallbacks"], found["underscores"],
-                       found["plurals"], [tuple(s) for s in found["smallest"]], found["columns"])
+                       found["plurals"], [tuple(s) for s in found["smallest"]], found["columns"],
+                       found["cut"], found["overlaps"])
 
     def keep(self, paths: dict[str, Path], checked: Checked) -> None:
         """Keep a frame's findings and files (already in the figure cache at `paths`) for later
@@ -162,7 +222,7 @@ class Kept:
                 if not (self.folder / "files" / path.name).exists():
                     _copy(path, self.folder / "files" / path.name)
             found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest",
-                                                      "columns")}
+                                                      "columns", "cut", "overlaps")}
             store.write_atomic(self._record(paths), json.dumps(found).encode())
         except (OSError, ValueError):
             pass
@@ -208,8 +268,20 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
     is kept for later sessions (Kept)."""
     frame, lang, fmts, paths = task
     drawn = []
+    placed = []  # (cut, overlapping) of each drawing, measured as its first save (the SVG) drew it
+
+    def measure(event):
+        if len(placed) < len(drawn):
+            boxes = extents(event.canvas.figure, event.renderer)
+            placed.append((cut(event.canvas.figure, boxes), overlapping(boxes)))
+
+    def saved(fig, f):
+        drawn.append(fig)
+        fig.canvas.mpl_connect("draw_event", measure)
+        return to_bytes_each(fig, f)
+
     with warnings.catch_warnings(record=True) as caught, \
-            mock.patch.object(figures.engine.render, "to_bytes_each", lambda fig, f: drawn.append(fig) or to_bytes_each(fig, f)):
+            mock.patch.object(figures.engine.render, "to_bytes_each", saved):
         warnings.simplefilter("always")
         try:
             files = dict(zip(fmts, render_set(frame, lang, fmts)))
@@ -232,6 +304,8 @@ def check(task: tuple[Frame, str, tuple[str, ...], dict[str, Path] | None]) -> C
         plurals=[w for w in words if lang == "en" and ONE_WITH_PLURAL.search(outside_math(w))],
         smallest=smallest,
         columns=columns,
+        cut=[f"{which}: {c}" for which, (cuts, _) in zip(("wide", "narrow"), placed) for c in cuts],
+        overlaps=[f"{which}: {o}" for which, (_, over) in zip(("wide", "narrow"), placed) for o in over],
     )
     if paths is not None:
         Kept().keep(paths, checked)

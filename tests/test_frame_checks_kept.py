@@ -22,7 +22,8 @@ def frame(tmp_path, monkeypatch):
     then = {fmt: tmp_path / "then" / "ab" / f"ab12.{fmt}" for fmt in ("svg", "narrow.svg")}
     for fmt, path in then.items():
         _cached(path, f"<svg>{fmt}</svg>".encode())
-    checked = Checked(None, "", ["Glyph 8 missing"], [], ["a_b"], [], [(7.5, 6.25, "x"), (8.0, 3.5, "y")], [3, 1])
+    checked = Checked(None, "", ["Glyph 8 missing"], [], ["a_b"], [], [(7.5, 6.25, "x"), (8.0, 3.5, "y")], [3, 1],
+                      ["narrow: 'x' 3.5 px past the right"], ["wide: 'a' over 'b'"])
     kept = Kept(tmp_path / "kept")
     kept.keep(then, checked)
     now = {fmt: tmp_path / "now" / path.relative_to(tmp_path / "then") for fmt, path in then.items()}

@@ -44,3 +44,14 @@ def test_no_caption_finds_a_stacked_panel_by_where_it_sits(checked_frames, lang)
                                         ("zh", "左：连线。"), ("zh", "右上是拆开的块"), ("zh", "上格里它那一行")])
 def test_the_words_it_looks_for_are_found(lang, text):
     assert WHERE[lang].search(text)
+
+
+SIDE = {"en": re.compile(r"\b(?:left|right)\b", re.IGNORECASE), "zh": re.compile(r"[左右]")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_slider_value_says_left_or_right(lang):
+    # shown beside the drawing, whose panels move on a phone: "(right)" reads as a place, not as "correct"
+    found = [f"{fig_id}: {label!r}" for fig_id in registry.ORDER if (control := registry.get(fig_id).CONTROL)
+             for label in (control.value_label(v, lang) for v in control.values) if SIDE[lang].search(label)]
+    assert found == []

@@ -155,6 +155,36 @@ def test_the_slider_script_shifts_nothing_and_keeps_its_row_on_one_line(browser,
     page.close()
 
 
+# Every value of every slider on the page, shown in turn: the name and the value that do not show
+# whole (wider or taller than their box, the rest hidden, an ellipsis or a clipped line in its place).
+NOT_WHOLE = """() => [...document.querySelectorAll('.mha-controls')].flatMap(row => {
+    const range = row.querySelector('input[type=range]');
+    const figure = row.closest('figure').id;
+    const found = [];
+    for (let k = 0; k <= Number(range.max); k++) {
+        range.value = k;
+        range.dispatchEvent(new Event('input'));
+        for (const e of row.querySelectorAll('label, output')) {
+            if (e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight)
+                found.push(`${figure} ${e.tagName}: ${e.textContent} (${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight})`);
+        }
+    }
+    return found.length ? found : [row.querySelectorAll('label, output').length === 2 ? null : `${figure}: no name or value`];
+}).filter(Boolean)"""
+
+
+def test_every_slider_shows_its_name_and_each_value_whole_on_a_phone(browser, served):
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    found, rows = [], 0
+    for lang, root in LANG_ROOT.items():
+        for path in PAGES:
+            page.goto(served + root + path, wait_until="networkidle")
+            rows += page.eval_on_selector_all(".mha-controls", "rs => rs.length")
+            found += [f"{root + path} {f}" for f in page.evaluate(NOT_WHOLE)]
+    page.close()
+    assert rows > 10 and found == []
+
+
 def test_a_hidden_frame_is_fetched_only_when_the_reader_comes_near_it(browser, served):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     fetched = []

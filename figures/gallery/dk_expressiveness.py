@@ -16,7 +16,8 @@ from matplotlib.ticker import MaxNLocator
 from mha_ref.example import expressiveness as ex
 
 from ..kit.control import Control
-from ..kit.style import HEAD_COLOURS, INK, MUTED, new_figure
+from ..kit.draw import wrapped
+from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
 WIDTHS = ex.head_widths()
@@ -69,7 +70,7 @@ def draw(lang: str, h: int):
     ax.set_ylim(0, ex.N_KEYS * 1.25)
     ax.set_ylabel(pick(lang, "能成为首选的键的个数", "keys that can be the top choice"))
     d_model = rf"$d_{{\mathrm{{model}}}} = {ex.D_MODEL}$"
-    ax.set_title(pick(lang, f"{d_model}：头越窄，能当首选的键只少不多",
-                      f"{d_model}: a narrower head never has more keys that can come first"),
-                 loc="left", fontsize=10)
+    title = pick(lang, f"{d_model}：头越窄，能当首选的键只少不多",
+                 f"{d_model}: a narrower head never has more keys that can come first")
+    ax.set_title(wrapped(title, 50) if is_narrow() else title, loc="left", fontsize=10)  # two lines on a phone
     return fig

@@ -10,7 +10,8 @@ import numpy as np
 
 from mha_ref.example import toy
 
-from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure
+from ..kit.draw import wrapped
+from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure
 from ..kit.words import pick
 
 CONTROL = None
@@ -39,7 +40,8 @@ def draw(lang: str, value=None):
     ax.bar(x, cost, color=[HEAD_COLOURS[h] for h in toy.HEADS], width=0.6, zorder=2)
     for i, c in enumerate(cost):
         ax.text(i, c + 0.01, f"{c:.3f}", ha="center", va="bottom", fontsize=9, color=INK)
-    ax.set_xticks(x, [pick(lang, *HEAD_NAMES[h]) for h in toy.HEADS])
+    names = [pick(lang, *HEAD_NAMES[h]) for h in toy.HEADS]
+    ax.set_xticks(x, [wrapped(n, 10) for n in names] if is_narrow() else names)  # on a phone, "rare-token / head"
     ax.set_ylabel(pick(lang, "输出的相对变化", "relative change of the output"))
     ax.set_ylim(0, cost.max() * 1.2)
     ax.grid(axis="y", color="#e6e6e6", lw=0.8, zorder=0)

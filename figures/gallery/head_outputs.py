@@ -11,7 +11,8 @@ from mha_ref.example import toy
 
 from ..kit.control import query_control
 from ..kit.readouts import decimals
-from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, new_figure
+from ..kit.draw import wrapped
+from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, is_narrow, new_figure
 from ..kit.words import pick
 
 CONTROL = query_control("it")
@@ -53,8 +54,9 @@ def draw(lang: str, query: int):
         ax.text(s, v + (0.05 if v >= 0 else -0.05), f"{v:.2f}", ha="center",
                 va="bottom" if v >= 0 else "top", fontsize=8.5)
     ax.set_xticks(x, [str(s % toy.D_K + 1) for s in x], fontsize=8.5)
-    for i, head in enumerate(toy.HEADS):  # one name under each pair
-        ax.text(i * toy.D_K + (toy.D_K - 1) / 2, -0.13, pick(lang, *HEAD_NAMES[head]), ha="center", va="top",
+    for i, head in enumerate(toy.HEADS):  # one name under each pair, on two lines on a phone
+        name = pick(lang, *HEAD_NAMES[head])
+        ax.text(i * toy.D_K + (toy.D_K - 1) / 2, -0.13, wrapped(name, 10) if is_narrow() else name, ha="center", va="top",
                 fontsize=8.5, color=HEAD_COLOURS[head], transform=ax.get_xaxis_transform())
     lim = np.abs(toy.trace().concat).max() * 1.35  # the same range in every frame
     ax.set_ylim(-lim, lim)

@@ -15,6 +15,7 @@ from matplotlib.ticker import MultipleLocator
 from mha_ref import costs, models
 
 from ..kit.control import Control, divisors
+from ..kit.draw import wrapped
 from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick, plural
 
@@ -121,7 +122,7 @@ def _sharing(ax, kv: int, lang: str) -> None:
         title = pick(lang, f"{M.heads} 个查询头共用一组键和值（MQA）", f"all {M.heads} query heads share one key/value head (MQA)")
     else:
         title = pick(lang, f"每 {group} 个查询头共用一个键值头（GQA）", f"every {group} query heads share one key/value head (GQA)")
-    ax.set_title(title, fontsize=9.5)
+    ax.set_title(wrapped(title, 40) if is_narrow() else title, fontsize=9.5)  # two lines on a phone
 
 
 def _bars(ax, kv: int, values: list[int], label, lang: str, title: str) -> None:

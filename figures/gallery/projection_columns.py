@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 from mha_ref.example import toy
 
 from ..kit.control import divisors, heads_control
-from ..kit.style import SLICE_COLOURS, new_figure
+from ..kit.style import SLICE_COLOURS, is_narrow, new_figure
 from ..kit.words import pick, plural
 
 CONTROL = heads_control(divisors(toy.D_MODEL), start=toy.H)
@@ -54,7 +54,7 @@ def data(lang: str):
 def draw(lang: str, h: int):
     p = toy.params()
     d_model, d_k = toy.D_MODEL, toy.D_MODEL // h
-    fig, axes = new_figure(2.9, ncols=3)
+    fig, axes = new_figure(2.2 if is_narrow() else 2.9, ncols=3)  # square panels: a phone's third is shorter
     limit = max(abs(m).max() for m in (p.w_q, p.w_k, p.w_v))
     # a log-like scale past 0.05, so the small dense part of every block stays visible
     norm = SymLogNorm(linthresh=0.05, vmin=-limit, vmax=limit)
@@ -66,6 +66,11 @@ def draw(lang: str, h: int):
         ax.set_title(f"${name}$", fontsize=11)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_xlabel(pick(lang, "输出列（按头分组）", "output columns (by head)"), fontsize=8.5)
+    columns = pick(lang, "输出列（按头分组）", "output columns (by head)")
+    if is_narrow():  # three labels side by side would not fit a phone's width: one under all three
+        fig.supxlabel(columns, fontsize=8.5)
+    else:
+        for ax in axes:
+            ax.set_xlabel(columns, fontsize=8.5)
     axes[0].set_ylabel(pick(lang, f"输入行（全部 {d_model} 个）", f"input rows (all {d_model})"), fontsize=8.5)
     return fig

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from mha_ref import models
 
-from ..kit.style import HEAD_COLOURS, INK, MUTED, new_figure
+from ..kit.draw import wrapped
+from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
 CONTROL = None
@@ -55,6 +56,6 @@ def draw(lang: str, value=None):
     ax.invert_yaxis()
     ax.set_xlim(0, total)
     ax.set_xlabel(pick(lang, "编码器自注意力头的个数", "encoder self-attention heads"))
-    ax.set_title(pick(lang, "Voita 等（2019）：剪掉大部分头之后", "Voita et al. (2019): after pruning most heads"),
-                 loc="left", fontsize=10)
+    title = pick(lang, "Voita 等（2019）：剪掉大部分头之后", "Voita et al. (2019): after pruning most heads")
+    ax.set_title(wrapped(title, 30) if is_narrow() else title, loc="left", fontsize=10)  # two lines on a phone
     return fig

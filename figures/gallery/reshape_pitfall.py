@@ -28,7 +28,7 @@ CONTROL = Control(
     label_zh="拆分方式", label_en="split", values=tuple(SPLITS), start="reshape-only",
     slug=lambda v: v, value_label=lambda v, lang: pick(
         lang, {"reshape-only": "只 reshape（错）", "transpose": "reshape 再转置（对）"}[v],
-        {"reshape-only": "reshape only (wrong)", "transpose": "reshape, then transpose (right)"}[v]),
+        {"reshape-only": "reshape only (wrong)", "transpose": "reshape, then transpose (correct)"}[v]),
 )
 CAPTION_ZH = (
     "标题为 $q = xW^Q$ 的是查询矩阵 $q$，每格的颜色表示它在哪个头的那几列，格里写着它属于哪个 token；"

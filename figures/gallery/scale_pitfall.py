@@ -53,7 +53,7 @@ def draw(lang: str, d_k: int):
     else:
         fig, (curve, bars) = new_figure(3.5, ncols=2, width_ratios=[1.2, 1])
     d_ks = np.array(scale.D_KS)
-    right_label = pick(lang, r"除以 $\sqrt{d_k}$（正确）", r"divide by $\sqrt{d_k}$ (right)")
+    right_label = pick(lang, r"除以 $\sqrt{d_k}$（正确）", r"divide by $\sqrt{d_k}$ (correct)")
     wrong = rf"$\sqrt{{d_{{\mathrm{{model}}}}}} = \sqrt{{{scale.D_MODEL}}}$"
     wrong_label = pick(lang, f"除以 {wrong}（照抄单头实现）", f"divide by {wrong} (copied from one head)")
     curve.plot(d_ks, [scale.peak(d, "d_k") for d in d_ks], "o-", color=RIGHT, lw=2, label=right_label)

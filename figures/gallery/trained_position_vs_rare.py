@@ -71,5 +71,7 @@ def draw(lang: str, value=None):
     ax.grid(True, color="#e6e6e6", lw=0.8, zorder=0)
     ax.set_xlabel(pick(lang, "查询（位置与词）", "query (position and word)"))
     ax.set_ylabel(pick(lang, "权重最大的键", "key with the highest weight"), color=INK)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3 if narrow else -0.24), fontsize=8.5, ncol=2 if narrow else 4, frameon=False)
+    # below the query axis's label, however long the sentence's words make its tick labels
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8.5, ncols=2 if narrow else 4,
+               frameon=False)
     return fig

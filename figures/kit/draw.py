@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
+
 import numpy as np
 
 from mha_ref.example import toy
 
 from .style import HEAD_COLOURS, INK, MUTED, QUERY_BOX, new_figure
 from .words import pick
+
+
+def wrapped(text: str, chars: int) -> str:
+    """text broken at its spaces into lines of at most `chars` characters where it can be, never
+    inside $...$ math (a word longer than that stays whole); Chinese, with no spaces, stays whole."""
+    keep = "\0"  # a space inside math, not a place to break
+    inside = re.sub(r"\$[^$]*\$", lambda m: m[0].replace(" ", keep), text)
+    return textwrap.fill(inside, chars, break_long_words=False, break_on_hyphens=False).replace(keep, " ")
 
 
 def weight_bars(ax, weights, colour: str, *, title: str = "", peak_label: bool = True):
