@@ -134,10 +134,10 @@ ZIP_LINK = re.compile(r'<div class="mha-offline-zip">\s*<a href="([^"]+)" downlo
 
 def _pages(site):
     """Every page of both languages, as (its path in the site, its language, its HTML); the 404
-    page, one for both languages, aside."""
+    pages (404.html, en/404.html), whose links start from a <base> their script sets, aside."""
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site).as_posix()
-        if rel != "404.html":
+        if path.name != "404.html":
             yield rel, "en" if rel.startswith("en/") else "zh", path.read_text(encoding="utf-8")
 
 

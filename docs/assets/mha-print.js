@@ -3,16 +3,11 @@
  *   (light text on white paper, or near-black pages with background graphics, otherwise).
  * - Worked answers: Material opens every <details> for print, so a handout would give the answers
  *   away. An answer prints only if the reader opened it, or if "print with every answer" is
- *   ticked (the box above the page's first answer, on screen only). */
+ *   ticked (the box above the page's first answer, on screen only, written by
+ *   figures/site/answers.py). */
 (() => {
   'use strict';
   const ANSWERS = '.md-typeset details.success';
-  const WORDS = {
-    zh: {all: '打印时附上全部参考解答', left: '（未打印）'},
-    en: {all: 'Print with every worked answer', left: ' (not printed)'},
-  };
-  const words = WORDS[document.documentElement.lang.startsWith('zh') ? 'zh' : 'en'];
-
   let dark = false;  // the page was in the dark scheme when printing started
   function printing(on) {
     const body = document.body;
@@ -34,23 +29,10 @@
     if (summary) summary.parentElement.classList.toggle('mha-read', !summary.parentElement.open);
   }, true);
 
-  function setUp() {
-    const answers = document.querySelectorAll(ANSWERS);
-    if (!answers.length) return;
-    answers.forEach((d) => {
-      const note = document.createElement('span');
-      note.className = 'mha-answer-left-out';
-      note.textContent = words.left;
-      d.querySelector(':scope > summary').append(note);
-    });
-    const label = document.createElement('label');
-    label.className = 'mha-answers-switch mha-screen-only';
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.addEventListener('change', () => document.documentElement.classList.toggle('mha-answers-in-print', box.checked));
-    label.append(box, ' ', words.all);
-    answers[0].before(label);
-  }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUp);
-  else setUp();
+  // The switch and the notes are in the page (figures/site/answers.py): the script only listens.
+  document.addEventListener('change', (e) => {
+    if (e.target.matches && e.target.matches('.mha-answers-switch input')) {
+      document.documentElement.classList.toggle('mha-answers-in-print', e.target.checked);
+    }
+  });
 })();

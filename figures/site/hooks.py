@@ -197,6 +197,7 @@ def on_page_content(html, page, config, files):
     except ValueError as e:
         raise PluginError(str(e)) from e
     mathml.plain_toc(page.toc)
+    html = importlib.import_module("figures.site.answers").with_print_switch(html, _lang(config))
     title = PERMALINK_TITLE.get(_lang(config))
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
 
