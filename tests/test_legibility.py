@@ -57,12 +57,13 @@ def test_every_frame_reads_on_a_desktop_and_on_a_phone(checked_frames, lang):
 PAGES = ["one-head-blends/", "slicing-the-width/", "en/heads-side-by-side/", "en/what-trained-heads-do/",
          "concatenate-then-mix/", "en/what-it-costs/", "the-code/", "en/reference/", "gallery/"]
 SHOWN_IMG = "i => i.getClientRects().length && getComputedStyle(i.closest('.mha-frame') || i).visibility !== 'hidden'"
-# each image brought into view, and a shown one given up to a second to pick its file (a busy
-# machine, or tabs side by side, can take longer than the 30 ms between two images)
+# each image brought into view, and a shown one given up to five seconds to pick its file (a busy
+# machine, tabs side by side, or the service worker keeping the page's frames for offline once the
+# page is idle, can take longer than the 30 ms between two images)
 SCROLL_THROUGH = f"""async () => {{ const shown = {SHOWN_IMG};
     for (const i of document.querySelectorAll('.md-content picture img')) {{
         i.scrollIntoView(); await new Promise(r => setTimeout(r, 30));
-        for (let t = 0; t < 40 && shown(i) && !i.currentSrc; t++) await new Promise(r => setTimeout(r, 25)); }} }}"""
+        for (let t = 0; t < 200 && shown(i) && !i.currentSrc; t++) await new Promise(r => setTimeout(r, 25)); }} }}"""
 SHOWN = f"""() => [...document.querySelectorAll('.md-content picture img')].filter({SHOWN_IMG})
     .map(i => [new URL(i.currentSrc).pathname, i.getBoundingClientRect().width])"""
 
