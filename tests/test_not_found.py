@@ -10,6 +10,8 @@ from urllib.parse import urlsplit, unquote
 
 import pytest
 
+from test_reader import _hits  # the search results for a query, typed until the index has loaded
+
 from site_builds import SUB_PATH_URL
 
 SUB_PATH = urlsplit(SUB_PATH_URL).path  # /some-repo/
@@ -58,19 +60,6 @@ def host():
     for server in servers:
         server.shutdown()
         server.server_close()
-
-
-def _hits(page, query: str) -> list[str]:
-    """The search results' addresses for `query`, typed again until the index has loaded."""
-    for _ in range(20):
-        page.fill(".md-search__input", query[:-1])
-        page.type(".md-search__input", query[-1])
-        try:
-            page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=1000)
-        except Exception:  # playwright's TimeoutError: the index is still loading
-            continue
-        return page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
-    raise AssertionError(f"no result for {query!r}")
 
 
 CASES = [  # build, where the host mounts it, the missing address, the language the page must speak
