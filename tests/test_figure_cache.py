@@ -356,3 +356,30 @@ def test_a_frame_drawn_in_this_process_is_found_again():
     """)
     run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
     assert run.stdout.split() == ["[True]", "[False]"], run.stderr
+
+
+def test_the_fonts_count_by_their_files_not_by_where_a_venv_put_them(tmp_path, monkeypatch):
+    """A fresh clone installs its own venv: the same fonts at other paths give the same digests (so the
+    machine's kept frames serve it); another font file does not."""
+    import dataclasses
+    import noto_cjk_sans_otc
+    from matplotlib import font_manager
+    from figures.engine import sources
+    before = sources.environment()
+    moved = []
+    for f in font_manager.fontManager.ttflist:
+        link = tmp_path / str(len(moved)) / Path(f.fname).name
+        link.parent.mkdir()
+        link.symlink_to(f.fname)
+        moved.append(dataclasses.replace(f, fname=str(link)))
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", moved)
+    noto = tmp_path / "noto" / Path(noto_cjk_sans_otc.FONT_PATH).name
+    noto.parent.mkdir()
+    noto.symlink_to(noto_cjk_sans_otc.FONT_PATH)
+    monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(noto))
+    assert sources.environment() == before
+    other = tmp_path / "other" / noto.name
+    other.parent.mkdir()
+    other.write_bytes(b"\0" * 100)  # another face under the same name
+    monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(other))
+    assert sources.environment() != before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import matplotlib
@@ -27,15 +28,21 @@ NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine
 
 
 def environment() -> str:
-    """The library versions and the fonts every frame depends on."""
-    font = Path(noto_cjk_sans_otc.FONT_PATH).stat()
-    # Noto apart: it counts by its file above, and kit.style.setup() adds it to the list only once a
-    # process draws, which must not change the digests of a process that drew a frame itself.
-    known = sorted((f.fname, f.name, f.style, f.weight, f.stretch, f.variant) for f in font_manager.fontManager.ttflist
-                   if Path(f.fname) != Path(noto_cjk_sans_otc.FONT_PATH))
+    """The library versions and the fonts every frame depends on. A font counts by its file's name and
+    size and what matplotlib reads from it, not by where it lies: two checkouts with venvs of their own
+    (a fresh clone) give the same digests, so the frames one drew serve the other."""
+    # Noto apart: it counts by its package's version and file, and kit.style.setup() adds it to the list
+    # only once a process draws, which must not change the digests of a process that drew a frame itself.
+    known = sorted((_font_file(f.fname), f.name, f.style, f.weight, f.stretch, f.variant)
+                   for f in font_manager.fontManager.ttflist if Path(f.fname) != Path(noto_cjk_sans_otc.FONT_PATH))
     parts = (sys.version_info[:2], matplotlib.__version__, np.__version__, ft2font.__freetype_version__,
-             noto_cjk_sans_otc.FONT_PATH, font.st_size, font.st_mtime_ns, known)
+             metadata.version("noto-cjk-sans-otc"), _font_file(noto_cjk_sans_otc.FONT_PATH), known)
     return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def _font_file(path: str) -> tuple[str, int]:
+    p = Path(path)
+    return p.name, p.stat().st_size
 
 
 class Sources(CodeReach):
