@@ -27,6 +27,7 @@ log = logging.getLogger("mkdocs.plugins.figures")
 config = mkdocs_gen_files.config
 i18n = config.plugins["i18n"]
 lang, cache = i18n.current_language, from_env()
+built = tuple(language.locale for language in i18n.config.languages if language.build)  # MHA_BUILD_EN=false: zh only
 show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
 numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
@@ -59,7 +60,7 @@ try:
     # languages' builds then find theirs in the cache.
     if cache is not None and lang == i18n.default_language:
         store.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
-        filled = fill_cache(cache, LANGS, formats=formats, keep_going=show)
+        filled = fill_cache(cache, built, formats=formats, keep_going=show)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
     bundles.write_all(written(rendered, drawn, counts), numbers, write)
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
