@@ -580,12 +580,13 @@ def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, mon
 
 def test_the_trained_figures_train_beside_the_pool_and_every_render_path_asks(monkeypatch):
     from figures.engine import registry, render
-    for fig_id in ("trained-maps", "trained-roles", "trained-position-vs-rare", "trained-pruning"):
-        assert registry.get(fig_id).PREPARE is train.prepare
+    from mha_ref.tiny import lm_train
+    assert registry.get("seed-roles").PREPARE is lm_train.prepare
     asked = []
     monkeypatch.setattr(render, "_prepare", lambda tasks, jobs: asked.append(len(tasks)) or [])
-    list(render.render_files(["en"], ["trained-roles"], ("svg",), None, 1))
-    render.fill_cache(render.FigureCache(Path(tempfile.mkdtemp())), ["en"], ["trained-roles"], ("svg",), 1)
+    monkeypatch.setattr(registry.get("seed-roles"), "draw", registry.get("peak-dip").draw)  # the call, not the drawing
+    list(render.render_files(["en"], ["seed-roles"], ("svg",), None, 1))
+    render.fill_cache(render.FigureCache(Path(tempfile.mkdtemp())), ["en"], ["seed-roles"], ("svg",), 1)
     assert asked == [1, 1]
 
 
