@@ -361,7 +361,6 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         # importance and pruning
         "lm.seeds.top_head_has_role": lambda: seeds_where(lambda s: bool(most_important(s).roles)),
         "lm.seeds.first_pruned_has_role": lambda: seeds_where(lambda s: bool(s.heads[s.pruning.order[0]].roles)),
-        "lm.seeds.survivor_has_role": lambda: seeds_where(lambda s: any(s.heads[h].roles for h in s.pruning.survivors)),
         "lm.half.importance_loss_median": over_seeds(_median, lambda s: half_pruned(s)[0]),
         "lm.half.random_loss_median": over_seeds(_median, lambda s: half_pruned(s)[1].median),
         "lm.half.seeds_below_random_median": lambda: seeds_where(lambda s: half_pruned(s)[0] < half_pruned(s)[1].median),
