@@ -1,7 +1,9 @@
 """Keeping computed results on disk, for mha_ref and the figure cache alike: the switch that turns a
 cache off, writes that never leave half a file, a cache that cannot be written turned off for writing
-instead of failing the build, a kept file found corrupt dropped with a warning, and the digest of the
-code a result depends on.
+instead of failing the build, a kept file found corrupt dropped with a warning, the one keep-or-make
+step (kept_or_made: read it, or make it under a lock so that two processes make it once), results kept
+as JSON that only the named types are made from (to_json, from_json), and the digest of the code a
+result depends on.
 
 A result kept on disk is named by a digest of what it is made from, so an edit gives a new name and
 a stale file is never read. The code counts as its syntax tree without docstrings, so an edit to a
@@ -15,11 +17,17 @@ go unseen.
 from __future__ import annotations
 
 import ast
+import fcntl
 import hashlib
+import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns every cache off; a path moves it
@@ -28,6 +36,7 @@ OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
 
 UNWRITABLE_ENV = "MHA_CACHE_UNWRITABLE"  # cache folders found unwritable in this build, for the processes it starts
 
+T = TypeVar("T")
 Unit = tuple[str, str | None]  # (module, top-level def) or (module, None): its other statements
 
 # Not under "mkdocs": a cache's warning is printed, but does not fail `mkdocs build --strict`, since
@@ -128,6 +137,113 @@ def drop(path: Path, warning: str) -> None:
         path.unlink(missing_ok=True)
     except OSError:
         pass  # a read-only cache: the file stays, is checked again next time, and found wanting again
+
+
+def read_kept(path: Path, read: Callable[[Path], T], what: str) -> T | None:
+    """read(path) for a file kept in a cache; None when there is none, or when it cannot be read: then
+    it is dropped with one warning naming it (`what` says what it held), and the caller makes it again."""
+    try:
+        value = read(path)
+    except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
+        return None
+    except Exception as e:  # a bad zip or CRC, bad JSON, a field missing: whatever it is, the file is unusable
+        drop(path, f"{what} {path} cannot be read ({type(e).__name__}: {e}): dropped, making it again")
+        return None
+    touch(path, path.parent)
+    return value
+
+
+def kept_or_made(path: Path | None, read: Callable[[Path], T], make: Callable[[], T],
+                 write: Callable[[T, Path], bool], what: str) -> T:
+    """What is kept at `path` (read_kept), or make() it and keep it there with write(value, path)
+    (which goes through write_kept). A process that finds another making the same file waits for it
+    (a lock per file, so different files are made side by side) and reads its result; a path of None,
+    or a folder that cannot be written, makes the value in memory only."""
+    if path is None:
+        return make()
+    kept = read_kept(path, read, what)  # read without the lock: a file under its real name was written whole
+    if kept is None and cache_writable(path.parent):
+        kept = _make_and_keep(path, read, make, write, what)
+    return make() if kept is None else kept
+
+
+def _make_and_keep(path, read, make, write, what):
+    """make() and write it to path, unless another process did while this one waited for the lock; None
+    if the folder cannot be written (then turned off for writing, with one warning)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.parent / f".{path.stem}.lock", "a")
+    except OSError as e:
+        cache_unwritable(path.parent, e)
+        return None
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:  # another process makes it: wait for its file
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
+        value = read_kept(path, read, what)
+        if value is None and waited:  # it made it and could not keep it: nor could this one (it warned)
+            cache_unwritable(path.parent, None)
+            return None
+        if value is None:
+            value = make()
+            write(value, path)
+        return value
+
+
+def to_json(value) -> str:
+    """A result made of named tuples, tuples, lists, mappings (any keys), numpy arrays and scalars,
+    strings, numbers and None, as JSON text that from_json() reads back to equal values: floats
+    are written in full (Python's repr round-trips them), each container tagged with what it was."""
+    return json.dumps(_encoded(value), separators=(",", ":"), allow_nan=True)
+
+
+def _encoded(v):
+    if isinstance(v, np.ndarray):
+        return {"array": v.tolist(), "dtype": v.dtype.str, "shape": list(v.shape)}
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return {"type": type(v).__name__, "fields": [_encoded(x) for x in v]}
+    if isinstance(v, tuple):
+        return {"tuple": [_encoded(x) for x in v]}
+    if isinstance(v, list):
+        return [_encoded(x) for x in v]
+    if isinstance(v, Mapping):
+        return {"map": [[_encoded(k), _encoded(x)] for k, x in v.items()]}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise TypeError(f"to_json: cannot keep a {type(v).__name__}")
+
+
+def from_json(text: str, types: Sequence[type]):
+    """to_json's text back to its value; a named tuple must be of one of `types` (nothing else is
+    made from the file), a mapping comes back as a dict. A file of another shape raises ValueError."""
+    by_name = {t.__name__: t for t in types}
+
+    def decoded(v):
+        if isinstance(v, list):
+            return [decoded(x) for x in v]
+        if not isinstance(v, dict):
+            return v
+        if "array" in v:
+            return np.array(v["array"], dtype=np.dtype(v["dtype"])).reshape(v["shape"])
+        if "tuple" in v:
+            return tuple(decoded(x) for x in v["tuple"])
+        if "map" in v:
+            return {_hashable(decoded(k)): decoded(x) for k, x in v["map"]}
+        if "type" in v:
+            if v["type"] not in by_name:
+                raise ValueError(f"a kept {v['type']!r}, not one of {sorted(by_name)}")
+            return by_name[v["type"]](*(decoded(x) for x in v["fields"]))
+        raise ValueError(f"an object with keys {sorted(v)}")
+    return decoded(json.loads(text))
+
+
+def _hashable(k):
+    return tuple(k) if isinstance(k, list) else k
 
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:

@@ -2,12 +2,15 @@
 and pruned, checked against plain recounts: on a tiny random model (fast), and over the real seeds
 (slow), where every quantity lm_heads adds is computed a second time from the weights."""
 
+import json
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from mha_ref import quantities, roles
+from mha_ref import quantities, roles, store
 from mha_ref.tiny import importance as imp
 from mha_ref.tiny import language, lm, lm_heads, lm_train
 
@@ -397,3 +400,70 @@ def test_every_seed_has_a_first_layer_head_whose_usual_offset_is_the_neighbour()
         for offset in (-1, 1):
             v = lm_heads.best_at(s, offset)
             assert v.measures.offset == offset and v.measures.layer == 0, (s.seed, offset, v.name)
+
+
+# --------------------------------------------------------------------------------------------
+# kept on disk
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def kept(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    lm_heads.seed_heads.cache_clear()
+    yield tmp_path / "lm-heads"
+    lm_heads.seed_heads.cache_clear()
+
+
+def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
+    measured = lm_heads.measure(tiny_model(4), SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=3)
+    calls = []
+    monkeypatch.setattr(lm_heads, "_measured", lambda seed, through: calls.append((seed, through)) or measured)
+    assert lm_heads.seed_heads(3, 4) is measured
+    path = kept / f"{lm_heads.code_digest(3, 4)}.json"
+    assert path.is_file() and calls == [(3, 4)]
+    lm_heads.seed_heads.cache_clear()
+    back = lm_heads.seed_heads(3, 4)
+    assert calls == [(3, 4)]  # read, not measured again
+    assert back.heads[5].measures == measured.heads[5].measures and back.pruning.curve == measured.pruning.curve
+    np.testing.assert_array_equal(back.importance, measured.importance)
+    assert lm_heads.seed_table(back) == lm_heads.seed_table(measured)
+    assert lm_heads.half_pruned(back) == lm_heads.half_pruned(measured)
+
+
+# A fresh process in a copy of the checkout: seed 0's measurement digest after each edit (each undone
+# before the next), as JSON.
+DIGESTS_AFTER_EDITS = """
+import json, sys
+from pathlib import Path
+from mha_ref.tiny import lm_heads
+digests = []
+for file, old, new in json.loads(sys.argv[1]):
+    path = Path(file)
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, (file, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    lm_heads.code_digest.cache_clear()
+    digests.append(lm_heads.code_digest(0, 4))
+    path.write_text(text, encoding="utf-8")
+print(json.dumps(digests))
+"""
+
+EDITS = [  # (file, old, new, whether the digest must change)
+    ("mha_ref/tiny/lm_train.py", "return config.learning_rate * (0.1 + 0.9 * left)",
+     "return config.learning_rate * (0.2 + 0.8 * left)", True),  # the weights measured are others
+    ("mha_ref/tiny/voita.py", "SYNTACTIC_MARGIN_PCT = 10", "SYNTACTIC_MARGIN_PCT = 11", True),  # a role's rule
+    ("mha_ref/tiny/importance.py", "if normalise:", "if not normalise:", True),  # importance
+    ("mha_ref/tiny/lm_heads.py", "RANDOM_ORDERS = 20", "RANDOM_ORDERS = 21", True),  # the pruning's band
+    ("mha_ref/tiny/lm_heads.py", "RANDOM_ORDERS = 20  # random", "RANDOM_ORDERS = 20  # Random", False),  # a comment
+]
+
+
+def test_the_kept_measurements_follow_the_code_that_makes_them(checkout):
+    edits = [(f, old, old) for f, old, _, _ in EDITS[:1]] + [(f, old, new) for f, old, new, _ in EDITS]
+    run = subprocess.run([sys.executable, "-c", DIGESTS_AFTER_EDITS, json.dumps(edits)], cwd=checkout,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    before, *after = json.loads(run.stdout)
+    assert before == lm_heads.code_digest(0, 4)  # the copy, unedited, is this checkout
+    assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]

@@ -81,8 +81,8 @@ def warnings(caplog) -> list[str]:
 
 
 def kept_files(folder: Path) -> list[str]:
-    """The files of the cache folder but its lock."""
-    return sorted(p.name for p in folder.iterdir() if p.name != ".lock")
+    """The files of the cache folder but its locks."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_a_process_that_waited_for_a_training_that_could_not_be_kept_neither_sav
     import threading
 
     cache.mkdir(parents=True)
-    holder = open(cache / ".lock", "a")
+    holder = open(cache / f".{train.code_digest(SMALL)}.lock", "a")  # the lock of these weights
     fcntl.flock(holder, fcntl.LOCK_EX)  # another process trains
     monkeypatch.setattr(train, "save", lambda t, path: pytest.fail("saved after the other process could not"))
     got = []
@@ -196,7 +196,7 @@ def test_damaged_weights_are_dropped_with_a_warning_and_trained_again(cache, cap
     assert fingerprint(again) == fingerprint(t)
     (warning,) = warnings(caplog)
     assert warning.startswith(f"trained weights {path} cannot be read ({error}")
-    assert warning.endswith("): dropped, training again") and "\n" not in warning
+    assert warning.endswith("): dropped, making it again") and "\n" not in warning
     assert fingerprint(train.load(path, SMALL)) == fingerprint(t)  # kept whole again
 
 

@@ -16,18 +16,21 @@ For one seed:
   each set is evaluated once (at most 2^(L h) = 256 of them).
 
 all_seeds() does it for every seed of lm_train.SEEDS; `python -m mha_ref.tiny.lm_heads` prints it.
-Nothing is kept on disk but the trained weights (lm_train.trained).
+seed_heads keeps each seed's measurements on disk beside the weights (lm-heads/<digest>.json, a digest
+of the code measuring reaches): they take about twenty seconds of one core per seed.
 """
 
 from __future__ import annotations
 
 import functools
+import platform
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from .. import roles
+from .. import roles, store
 from . import importance as imp
 from . import language, lm, lm_train, voita
 
@@ -183,10 +186,46 @@ def _evaluator(seed: int) -> Callable[[np.ndarray], imp.Evaluation]:
 def seed_heads(seed: int, through: int | None = None) -> SeedHeads:
     """lm_train's model of this seed: roles on its held-out sentences, importance on the first
     IMPORTANCE_SENTENCES training sentences, pruning curves on the first PRUNE_SENTENCES held-out ones
-    through `through` removals (None: every head; what a seed's table and figure read)."""
+    through `through` removals (None: every head; what a seed's table and figure read). Kept on disk
+    beside the weights (cache_folder) under a digest of the code measuring reaches, the weights' code
+    included (code_digest): every process of a build, and every later build, reads it from there."""
+    folder = cache_folder()
+    return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed, through)}.json",
+                              _read, functools.partial(_measured, seed, through), _write, "head measurements")
+
+
+def _measured(seed: int, through: int | None) -> SeedHeads:
     heads, importance = _roles_and_importance(seed)
-    p = pruning(_evaluator(seed), importance, seed, through=through)
-    return SeedHeads(seed, heads, importance, p)
+    return SeedHeads(seed, heads, importance, pruning(_evaluator(seed), importance, seed, through=through))
+
+
+KEPT_TYPES = (SeedHeads, HeadVerdict, Pruning, roles.HeadMeasures, roles.ArcScore, imp.CurveStep)
+
+
+def _read(path: Path) -> SeedHeads:
+    s = store.from_json(path.read_text(encoding="utf-8"), KEPT_TYPES)
+    if not isinstance(s, SeedHeads):
+        raise ValueError(f"a kept {type(s).__name__}, not SeedHeads")
+    return s
+
+
+def _write(s: SeedHeads, path: Path) -> bool:
+    return store.write_kept(path, store.to_json(s).encode("utf-8"), path.parent)
+
+
+@functools.lru_cache(maxsize=32)  # a process reads the code it runs once; serve re-imports after an edit
+def code_digest(seed: int, through: int | None) -> str:
+    """sha256 of what decides a seed's measurements: the code _measured() reaches (lm_train.train and
+    what it reaches among it, so the weights' code too; comments and docstrings left out), the seed,
+    `through`, numpy's and Python's versions."""
+    salt = f"seed {seed} through {through} numpy {np.__version__} python {platform.python_version()}"
+    return store.CodeReach().digest((__name__, "_measured"), salt=salt)
+
+
+def cache_folder() -> Path | None:
+    """Where the measurements are kept: under the figure cache's folder (mha_ref.store), None if off."""
+    folder = store.cache_folder()
+    return None if folder is None else folder / "lm-heads"
 
 
 def all_seeds(seeds: Sequence[int] = lm_train.SEEDS, through: int | None = None) -> tuple[SeedHeads, ...]:

@@ -20,7 +20,6 @@ MHA_FIGURE_CACHE=0, or a folder that cannot be written, keeps the weights in mem
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import platform
 from pathlib import Path
@@ -131,55 +130,11 @@ def load(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM:
         return TrainedLM(model, a["losses"], config, seed)
 
 
-def _kept(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM | None:
-    """The weights kept at path; None if there are none or the file cannot be read (then dropped
-    with a warning naming it: np.load checks each array's CRC-32, so damage fails, not loads)."""
-    try:
-        t = load(path, config, seed)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except Exception as e:  # BadZipFile, a bad CRC, an array missing: the file is unusable
-        store.drop(path, f"trained weights {path} cannot be read ({type(e).__name__}: {e}): dropped, training again")
-        return None
-    store.touch(path, path.parent)
-    return t
-
-
 @functools.lru_cache(maxsize=16)
 def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None) -> TrainedLM:
-    if folder is None:
-        return train(config, seed)
-    path = folder / f"{digest}.npz"
-    kept = _kept(path, config, seed)  # read without the lock: a file under its real name was written whole
-    if kept is None and store.cache_writable(folder):
-        kept = _train_and_keep(config, seed, path)
-    return train(config, seed) if kept is None else kept
-
-
-def _train_and_keep(config: LMTrainConfig, seed: int, path: Path) -> TrainedLM | None:
-    """Train and save to path, unless another process did while this one waited for its lock; None
-    if the folder cannot be written (then turned off for writing, with one warning)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path.parent / f".{path.stem}.lock", "a")  # one lock per file: seeds train side by side
-    except OSError as e:
-        store.cache_unwritable(path.parent, e)
-        return None
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            waited = False
-        except BlockingIOError:  # another process trains these weights: wait for them
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            waited = True
-        t = _kept(path, config, seed)
-        if t is None and waited:  # it trained and could not keep them: nor could this one (it warned)
-            store.cache_unwritable(path.parent, None)
-            return None
-        if t is None:
-            t = train(config, seed)
-            save(t, path)
-        return t
+    return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
+                              functools.partial(load, config=config, seed=seed), functools.partial(train, config, seed),
+                              save, "trained weights")
 
 
 def trained(seed: int = 0, config: LMTrainConfig = CONFIG) -> TrainedLM:

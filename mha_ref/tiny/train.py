@@ -16,7 +16,6 @@ again.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import platform
 from pathlib import Path
@@ -144,56 +143,11 @@ def load(path: Path, config: TrainConfig) -> Trained:
         return _from_arrays({k: a[k] for k in a.files}, config)
 
 
-def _kept(path: Path, config: TrainConfig) -> Trained | None:
-    """The weights kept at path; None if there are none, or the file cannot be read: then it is dropped
-    with a warning naming it, and the caller trains again. An .npz is a zip, whose CRC-32 of each array
-    np.load checks: a truncated or damaged file fails to load rather than giving other weights."""
-    try:
-        t = load(path, config)
-    except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
-        return None
-    except Exception as e:  # BadZipFile, a bad CRC, an array missing, ...: whatever it is, the file is unusable
-        store.drop(path, f"trained weights {path} cannot be read ({type(e).__name__}: {e}): dropped, training again")
-        return None
-    store.touch(path, path.parent)
-    return t
-
-
 @functools.lru_cache(maxsize=4)
 def _trained(config: TrainConfig, digest: str, folder: Path | None) -> Trained:
-    if folder is None:
-        return train(config)
-    path = folder / f"{digest}.npz"
-    kept = _kept(path, config)  # read without the lock: a file under its real name was written whole
-    if kept is None and store.cache_writable(folder):
-        kept = _train_and_keep(config, path)
-    return train(config) if kept is None else kept
-
-
-def _train_and_keep(config: TrainConfig, path: Path) -> Trained | None:
-    """Train and save to path, unless another process did while this one waited for the lock; None
-    if the folder cannot be written (then turned off for writing, with one warning)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path.parent / ".lock", "a")
-    except OSError as e:
-        store.cache_unwritable(path.parent, e)
-        return None
-    with lock:  # two figure workers wait for one training
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            waited = False
-        except BlockingIOError:  # another process trains: wait for its weights
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            waited = True
-        t = _kept(path, config)
-        if t is None and waited:  # it trained and could not keep them: nor could this one (it warned)
-            store.cache_unwritable(path.parent, None)
-            return None
-        if t is None:
-            t = train(config)
-            save(t, path)
-        return t
+    return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
+                              functools.partial(load, config=config), functools.partial(train, config),
+                              save, "trained weights")
 
 
 def prepare() -> None:
