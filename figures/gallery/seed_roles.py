@@ -29,18 +29,19 @@ APART_MARKS = {"repeat": ("o", "#0072B2"), "coref": ("D", "#CC79A7")}
 APART_NAMES = {"repeat": ("抄重复的名字", "copies a repeated name"), "coref": ("指代", "coreference")}
 BAND = "#d9d9d9"
 CAPTION_ZH = (
-    "上：每行是一个种子，{{ value lm.heads }} 个头按 Michel 等人的重要性从左到右排开，最左边的最先被掩码。"
+    "格子图里每行是一个种子，{{ value lm.heads }} 个头按 Michel 等人的重要性排成一行，从第一格起依次是最先到最后被掩码的头。"
     "格子里写的是头的名字，L 后面是层、H 后面是层里的第几个头，都从零数起；底色是它通过的角色，没有底色表示一个也没通过；"
     "圆点和菱形表示它在重复的名字或指代上的得分达到了句法头的标准，这两种不是依存关系，另外报告。"
-    "下：按这个顺序每多掩码一个头，留出句子上的损失；灰带是 {{ value lm.random_orders }} 种随机顺序从最低到最高，虚线是它们的中位数。"
+    "每个种子的曲线图画的是按这个顺序每多掩码一个头，留出句子上的损失；灰带是 {{ value lm.random_orders }} 种随机顺序从最低到最高，虚线是它们的中位数。"
 )
 CAPTION_EN = (
-    "Above: one row per seed, its {{ value lm.heads }} heads from left to right in Michel et al.'s importance "
-    "order, the first masked on the left. A cell names its head by layer (L) and head (H), both counted "
-    "from zero; its fill is the role it passes, no fill for none. A dot or a diamond marks a head that scores "
-    "a repeated name or coreference as a syntactic head would: neither is a dependency, so they are kept "
-    "apart. Below: the held-out loss as the heads are masked in that order; the grey band runs from the "
-    "lowest to the highest of {{ value lm.random_orders }} random orders, the dashed line is their median."
+    "In the grid, one row per seed: its {{ value lm.heads }} heads in Michel et al.'s importance order, "
+    "from the first masked to the last. A cell names its head by layer (L) and head (H), both counted "
+    "from zero; its fill is the role it passes, no fill for none. A dot or a diamond marks a head that "
+    "scores a repeated name or coreference as a syntactic head would: neither is a dependency, so they "
+    "are kept apart. Each seed's plot gives the held-out loss as the heads are masked in that order; the "
+    "grey band runs from the lowest to the highest of {{ value lm.random_orders }} random orders, the "
+    "dashed line is their median."
 )
 
 
