@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .example import causal, expressiveness, one_head, reshape, scale, toy
-from .tiny import corpus, lm_heads, train, trained
+from .tiny import lm_heads
 from . import costs, models, roles
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
@@ -368,48 +368,6 @@ EXERCISES: dict[str, Callable[[], float | int]] = {
 QUANTITIES.update(EXERCISES)
 
 
-def _trained_quantities() -> dict[str, Callable[[], float | int]]:
-    """The model trained in mha_ref/tiny/train.py, its heads measured (trained.py): page 4's numbers."""
-    cfg = train.CONFIG
-    q: dict[str, Callable[[], float | int]] = {
-        "trained.d_model": lambda: cfg.d_model,
-        "trained.h": lambda: cfg.h,
-        "trained.d_k": lambda: cfg.d_model // cfg.h,
-        "trained.steps": lambda: cfg.steps,
-        "trained.batch": lambda: cfg.batch,
-        "trained.seed": lambda: cfg.seed,
-        "trained.train_sentences": lambda: cfg.train_sentences,
-        "trained.held_out": lambda: cfg.held_out,
-        "trained.rare_words": lambda: len(corpus.RARE),
-        "trained.queries": lambda: trained.heads()[0].n,
-        "trained.syntactic_head": lambda: trained.with_role("syntactic")[0],
-        "trained.rare_head": lambda: trained.with_role("rare")[0],
-        "trained.roles_emerged": lambda: len(trained.roles_emerged()),
-        "trained.prev_head": lambda: trained.neighbour_head(-1).head,
-        "trained.next_head": lambda: trained.neighbour_head(1).head,
-        "trained.prev_head.offset_pct": lambda: 100 * trained.neighbour_head(-1).offset_share,
-        "trained.next_head.offset_pct": lambda: 100 * trained.neighbour_head(1).offset_share,
-        "trained.prev_head.first_word_pct": lambda: 100 * trained.share_at_first_word(trained.neighbour_head(-1).head, -1),
-        "trained.prev_head.past_first_pct": lambda: 100 * trained.share_past_first_word(trained.neighbour_head(-1).head, -1),
-        "trained.syntactic_head.antecedent_pct": lambda: 100 * trained.heads()[trained.with_role("syntactic")[0]].relation_share["antecedent"],
-        "trained.syntactic_head.subject_pct": lambda: 100 * trained.subject_share(trained.with_role("syntactic")[0]),
-        "trained.rare_head.rare_pct": lambda: 100 * trained.heads()[trained.with_role("rare")[0]].rare_share,
-        "trained.syntactic_head.nsubj_pct": lambda: 100 * trained.heads()[trained.with_role("syntactic")[0]].relation_share["nsubj"],
-        "trained.nsubj.bar_pct": lambda: 100 * trained.syntactic_bar("nsubj"),
-        "trained.syntactic_margin_pts": lambda: 100 * trained.SYNTAX_MARGIN,
-        "trained.antecedent.best_offset": lambda: trained.best_fixed_offset("antecedent")[0],
-        "trained.antecedent.best_offset_pct": lambda: 100 * trained.best_fixed_offset("antecedent")[1],
-        "trained.prune.first": lambda: trained.pruning()[1].removed,
-        "trained.prune.last": lambda: trained.pruning()[-1].removed,
-        "trained.prune.full_loss": lambda: trained.pruning()[0].loss,
-        "trained.prune.one_gone_loss": lambda: trained.pruning()[1].loss,
-        "trained.prune.one_gone_subject_pct": lambda: 100 * trained.pruning()[1].accuracy["subject"],
-        "trained.prune.last_alone_rare_pct": lambda: 100 * trained.pruning()[-2].accuracy["rare"],
-    }
-    return q
-
-
-QUANTITIES.update(_trained_quantities())
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
 # appears, and pruning by importance against random orders; never one seed's number alone.
 QUANTITIES.update(lm_heads.quantities())

@@ -69,8 +69,8 @@ class HeadMeasures(NamedTuple):
     """One head measured the paper's way, over n queries (one sentence, or many). Hits count queries,
     except rare_hits when rare_of is given (then sentences, tiny/voita.py).
 
-    The running example's heads (toy_head_roles), the trained model's (tiny.trained.heads) and any
-    model's maps measured by tiny/voita.py are all measured into this one type. relation_hits holds
+    The running example's heads (toy_head_roles) and any model's maps measured by tiny/voita.py (page
+    4's trained model's among them) are all measured into this one type. relation_hits holds
     (hits, total) pairs, or ArcScores (which start with the same two numbers) where a baseline was
     counted too."""
 

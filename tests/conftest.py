@@ -17,7 +17,7 @@ import machine_cache
 from checkout_copy import copy_checkout
 from figures.engine.cache import ENV
 from mha_ref import store
-from mha_ref.tiny import lm_heads, lm_train, train
+from mha_ref.tiny import lm_heads, lm_train
 from figures.publish import bundles
 from serving import static_site
 from site_builds import BUILDS, Build, shared_builds
@@ -29,18 +29,17 @@ ROOT = Path(__file__).resolve().parents[1]
 def figure_cache(tmp_path_factory, request):
     """The session's builds and CLI runs share a figure cache of their own, empty at the start: the
     frame checks fill it, drawing every frame, or taking the frames an earlier session on this
-    machine drew and checked from the same code (tests/frame_checks.py, Kept). Its trained/ and
-    trained-lm/ folders hold the page-4 models' weights, lm-heads/ the masked model's head measurements,
+    machine drew and checked from the same code (tests/frame_checks.py, Kept). Its trained-lm/
+    folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
     named by a digest of the code that makes them: MHA_FIGURE_CACHE's
     when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
     once and loaded by every later session of every clone. The tests of training itself
-    (test_training.py) train in caches of their own."""
-    # MHA_FIGURE_CACHE's trained/ (and trained-lm/, lm-heads/: the masked language model's seeds) when it names a
-    # folder; otherwise the machine's, shared by clones
+    (test_lm.py) train in caches of their own."""
+    # MHA_FIGURE_CACHE's trained-lm/ and lm-heads/ (the masked language model's seeds) when it names
+    # a folder; otherwise the machine's, shared by clones
     named = os.environ.get(ENV, "").strip() and not store.switched_off(ENV)
     folder = tmp_path_factory.mktemp("figure-cache")
-    for name, kept in (("trained", train.cache_folder()), ("trained-lm", lm_train.cache_folder()),
-                       ("lm-heads", lm_heads.cache_folder())):
+    for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder())):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)

@@ -34,10 +34,7 @@ ORDER = (
     "syntax-walk",
     "head-ablation",
     "pruning-evidence",
-    "trained-maps",
-    "trained-roles",
-    "trained-position-vs-rare",
-    "trained-pruning",
+    "seed-roles",
     # section 5: concatenate, then mix
     "concat-slots",
     "head-outputs",

@@ -276,50 +276,147 @@ def half(s: SeedHeads) -> int:
     return len(s.heads) // 2
 
 
-def half_pruned(s: SeedHeads, measure_name: str = "loss") -> tuple[float, imp.Spread]:
-    """(the importance order's value, the random orders' min/median/max) with half the heads masked."""
+def pruned_at(s: SeedHeads, measure_name: str, k: int) -> tuple[float, imp.Spread]:
+    """(the importance order's value, the random orders' min/median/max) with k heads masked."""
     band = imp.spread(s.pruning.random_curves, measure_name)
-    k = half(s)
-    return (imp.measure_of(s.pruning.curve[k], measure_name),
-            imp.Spread(*(float(a[k]) for a in band)))
+    return (imp.measure_of(s.pruning.curve[k], measure_name), imp.Spread(*(float(a[k]) for a in band)))
 
 
-HALF = lm_train.CONFIG.model.layers * lm_train.CONFIG.model.h // 2  # what the quantities prune through
+def half_pruned(s: SeedHeads, measure_name: str = "loss") -> tuple[float, imp.Spread]:
+    """pruned_at with half the heads masked."""
+    return pruned_at(s, measure_name, half(s))
+
+
+def margin_pts(a: roles.ArcScore) -> float:
+    """Accuracy above the best fixed offset's on the same arcs, in percentage points (the syntactic
+    test asks for voita.SYNTACTIC_MARGIN_PCT)."""
+    return 100 * (a.hits - a.offset_hits) / a.arcs if a.arcs else float("-inf")
+
+
+def best_margin(s: SeedHeads, relation: str) -> float:
+    """The largest margin of any head of the seed on this dependency relation, either direction."""
+    return max(margin_pts(a) for v in s.heads for k, a in v.measures.relation_hits.items()
+               if k.split(":", 1)[0] == relation)
+
+
+def layer_of(v: HeadVerdict) -> int:
+    return v.measures.layer
+
+
+def most_confident(s: SeedHeads) -> HeadVerdict:
+    return max(s.heads, key=lambda v: v.measures.confidence)
+
+
+def best_at(s: SeedHeads, offset: int) -> HeadVerdict:
+    """The head of the seed that puts its top key at this offset for the largest share of queries."""
+    return max(s.heads, key=lambda v: v.measures.offset_shares.get(offset, 0.0))
+
+
+def syntactic_heads(s: SeedHeads) -> list[HeadVerdict]:
+    return [v for v in s.heads if "syntactic" in v.roles]
+
+
+def pruned_in_first_half(s: SeedHeads, v: HeadVerdict) -> bool:
+    return v.index in s.pruning.order[:half(s)]
+
+
+def apart_heads(s: SeedHeads, relation: str, layer: int) -> int:
+    """How many heads of this layer score the non-dependency relation as a syntactic head would."""
+    return sum(any(voita.syntactic_on(a) for k, a in v.apart.items() if k.split(":", 1)[0] == relation)
+               for v in s.heads if layer_of(v) == layer)
 
 
 def seeds_where(test: Callable[[SeedHeads], bool], seeds: Sequence[int] = lm_train.SEEDS) -> int:
-    """In how many of the seeds test holds (their curves pruned through half the heads)."""
-    return sum(bool(test(s)) for s in all_seeds(seeds, HALF))
+    """In how many of the seeds test holds (their curves pruned through every head)."""
+    return sum(bool(test(s)) for s in all_seeds(seeds))
+
+
+def over_seeds(reduce: Callable, per_seed: Callable[[SeedHeads], float]) -> Callable[[], float]:
+    """A quantity: reduce (min, max, sum, a median) of one number per seed."""
+    return lambda: reduce([per_seed(s) for s in all_seeds()])
+
+
+def _median(values) -> float:
+    return float(np.median(values))
+
+
+HALF = lm_train.CONFIG.model.layers * lm_train.CONFIG.model.h // 2  # half the heads masked
+LATE = 6  # heads masked where the importance order is read against the best random order
 
 
 def quantities() -> dict[str, Callable[[], float | int]]:
     """Facts over every seed of lm_train.SEEDS, none from one seed alone, for mha_ref.quantities."""
+    cfg = lm_train.CONFIG
+    last = cfg.model.layers - 1
     q: dict[str, Callable[[], float | int]] = {
+        # what was built (the same for every seed)
         "lm.seeds": lambda: len(lm_train.SEEDS),
-        "lm.heads": lambda: 2 * HALF,
+        "lm.heads": lambda: cfg.model.layers * cfg.model.h,
+        "lm.layers": lambda: cfg.model.layers,
+        "lm.h": lambda: cfg.model.h,
+        "lm.d_model": lambda: cfg.model.d_model,
+        "lm.d_ff": lambda: cfg.model.d_ff,
+        "lm.steps": lambda: cfg.steps,
+        "lm.batch": lambda: cfg.batch,
+        "lm.train_sentences": lambda: cfg.train_sentences,
+        "lm.held_out": lambda: cfg.held_out,
+        "lm.mask_pct": lambda: 100 * lm.MASK_RATE,
+        "lm.vocab": lambda: len(language.VOCAB),
+        "lm.names": lambda: len(language.NAMES),
+        "lm.importance_sentences": lambda: IMPORTANCE_SENTENCES,
+        "lm.prune_sentences": lambda: PRUNE_SENTENCES,
         "lm.random_orders": lambda: RANDOM_ORDERS,
+        "lm.syntactic_margin_pts": lambda: voita.SYNTACTIC_MARGIN_PCT,
+        "lm.rare.top_k": lambda: voita.frequent_top_k(training_counts(), language.EOS),
+        "lm.rare.sentences": lambda: all_seeds()[0].heads[0].measures.rare_of,
+        "lm.half": lambda: HALF,
+        "lm.late": lambda: LATE,
+        # the full models
+        "lm.full_accuracy_min": over_seeds(min, lambda s: imp.measure_of(s.pruning.curve[0], "accuracy")),
+        "lm.full_accuracy_max": over_seeds(max, lambda s: imp.measure_of(s.pruning.curve[0], "accuracy")),
+        # confidence
+        "lm.seeds.most_confident_first_layer": lambda: seeds_where(lambda s: layer_of(most_confident(s)) == 0),
+        "lm.conf.last_layer_max": over_seeds(max, lambda s: max(v.measures.confidence for v in s.heads
+                                                                if layer_of(v) == last)),
+        "lm.conf.first_layer_best_min": over_seeds(min, lambda s: max(v.measures.confidence for v in s.heads
+                                                                      if layer_of(v) == 0)),
+        # roles
         "lm.seeds.positional": lambda: seeds_where(lambda s: has_role(s, "positional")),
         "lm.seeds.positional_prev": lambda: seeds_where(lambda s: has_positional(s, -1)),
         "lm.seeds.positional_next": lambda: seeds_where(lambda s: has_positional(s, 1)),
+        "lm.seeds.prev_best_first_layer": lambda: seeds_where(lambda s: layer_of(best_at(s, -1)) == 0),
+        "lm.seeds.next_best_first_layer": lambda: seeds_where(lambda s: layer_of(best_at(s, 1)) == 0),
         "lm.seeds.syntactic": lambda: seeds_where(lambda s: has_role(s, "syntactic")),
         "lm.seeds.rare": lambda: seeds_where(lambda s: has_role(s, "rare")),
         # how near the seeds came: each seed's best head, the weakest and the strongest seed
-        "lm.prev_best_share_min": lambda: min(best_share(s, -1) for s in all_seeds(through=HALF)),
-        "lm.prev_best_share_max": lambda: max(best_share(s, -1) for s in all_seeds(through=HALF)),
-        "lm.next_best_share_min": lambda: min(best_share(s, 1) for s in all_seeds(through=HALF)),
-        "lm.next_best_share_max": lambda: max(best_share(s, 1) for s in all_seeds(through=HALF)),
-        "lm.rare_best_share_max": lambda: max(best_rare_share(s) for s in all_seeds(through=HALF)),
+        "lm.prev_best_share_min": over_seeds(min, lambda s: best_share(s, -1)),
+        "lm.prev_best_share_max": over_seeds(max, lambda s: best_share(s, -1)),
+        "lm.next_best_share_min": over_seeds(min, lambda s: best_share(s, 1)),
+        "lm.next_best_share_max": over_seeds(max, lambda s: best_share(s, 1)),
+        "lm.rare_best_share_max": over_seeds(max, best_rare_share),
+        "lm.syntactic_heads": over_seeds(sum, lambda s: len(syntactic_heads(s))),
+        "lm.syntactic_heads.first_half": over_seeds(sum, lambda s: sum(pruned_in_first_half(s, v)
+                                                                        for v in syntactic_heads(s))),
+        # importance and pruning
         "lm.seeds.top_head_has_role": lambda: seeds_where(lambda s: bool(most_important(s).roles)),
-        "lm.half.importance_loss_median": lambda: float(np.median([half_pruned(s)[0] for s in all_seeds(through=HALF)])),
-        "lm.half.random_loss_median": lambda: float(np.median([half_pruned(s)[1].median
-                                                                for s in all_seeds(through=HALF)])),
+        "lm.seeds.first_pruned_has_role": lambda: seeds_where(lambda s: bool(s.heads[s.pruning.order[0]].roles)),
+        "lm.half.importance_loss_median": over_seeds(_median, lambda s: half_pruned(s)[0]),
+        "lm.half.random_loss_median": over_seeds(_median, lambda s: half_pruned(s)[1].median),
         "lm.half.seeds_below_random_median": lambda: seeds_where(lambda s: half_pruned(s)[0] < half_pruned(s)[1].median),
         "lm.half.seeds_below_random_min": lambda: seeds_where(lambda s: half_pruned(s)[0] <= half_pruned(s)[1].low),
+        "lm.late.seeds_above_random_min": lambda: seeds_where(lambda s: pruned_at(s, "loss", LATE)[0]
+                                                              > pruned_at(s, "loss", LATE)[1].low),
     }
     for relation in language.DEPENDENCIES:
         q[f"lm.seeds.syntactic.{relation}"] = functools.partial(seeds_where, functools.partial(has_syntactic, relation=relation))
+        q[f"lm.best_margin.{relation}"] = over_seeds(max, functools.partial(best_margin, relation=relation))
     for relation in APART:
         q[f"lm.seeds.apart.{relation}"] = functools.partial(seeds_where, functools.partial(has_apart, relation=relation))
+        q[f"lm.apart_heads.{relation}"] = over_seeds(sum, lambda s, r=relation: sum(
+            apart_heads(s, r, layer) for layer in range(cfg.model.layers)))
+        for layer in range(cfg.model.layers):
+            q[f"lm.apart_heads.{relation}.layer{layer}"] = over_seeds(sum, functools.partial(apart_heads, relation=relation,
+                                                                                             layer=layer))
     return q
 
 

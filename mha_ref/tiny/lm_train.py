@@ -11,7 +11,7 @@ length), cuts them into batches and shuffles the batches. The learning rate rise
 the first `warmup` steps, then falls linearly to a tenth of its peak.
 
 trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
-trained-lm/<digest>.npz, as train.py keeps page 4's first model: the digest covers the code train()
+trained-lm/<digest>.npz (store.kept_or_made): the digest covers the code train()
 reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
 and numpy's and Python's versions. A process that finds another training the same weights waits for
 it (a lock per file); a file that cannot be read is dropped with a warning and trained again;
@@ -30,7 +30,28 @@ from threadpoolctl import threadpool_limits
 
 from .. import store
 from . import language, lm
-from .train import Adam
+
+
+class Adam:
+    """Adam (Kingma and Ba, 2015) with its usual betas, over a list of arrays updated in place."""
+
+    def __init__(self, arrays: list[np.ndarray], learning_rate: float, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.arrays, self.lr, self.b1, self.b2, self.eps = arrays, learning_rate, beta1, beta2, eps
+        self.m = [np.zeros_like(a) for a in arrays]  # running mean of the gradient
+        self.v = [np.zeros_like(a) for a in arrays]  # running mean of its square
+        self.t = 0
+
+    def step(self, grads: list[np.ndarray]) -> None:
+        self.t += 1
+        for a, g, m, v in zip(self.arrays, grads, self.m, self.v):
+            m *= self.b1
+            m += (1 - self.b1) * g
+            v *= self.b2
+            v += (1 - self.b2) * g * g
+            m_hat = m / (1 - self.b1 ** self.t)  # the early steps' means are biased towards 0
+            v_hat = v / (1 - self.b2 ** self.t)
+            a -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
 
 SEEDS = (0, 1, 2, 3, 4)
 
