@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 import markdown
 import pytest
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import meta
 
+from figures.publish import numbering
 from figures.engine import registry
 from figures.site import hooks, markup
 from figures.text import constructs
@@ -166,7 +166,7 @@ V = "{{ value toy.n }}"
 
 def _python_markdown(text: str) -> str:
     """text as the site's Markdown makes it HTML: mkdocs.yml's extensions and settings."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
+    config = numbering.mkdocs_config()["markdown_extensions"]
     names = [e if isinstance(e, str) else next(iter(e)) for e in config]
     settings = {next(iter(e)): next(iter(e.values())) for e in config if isinstance(e, dict)}
     return markdown.markdown(text, extensions=names, extension_configs=settings)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
+from figures.publish import numbering
 from figures.text.constructs import VALUE
 from mha_ref import split_heads, merge_heads
 from mha_ref.example import expressiveness, scale, toy
@@ -36,7 +36,7 @@ EDIT = {"zh": "改代码：", "en": "Edit the code: "}
 
 def _content_pages() -> list[str]:
     """Pages 1-7 in nav order: everything between the home page and the reference page."""
-    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    nav = numbering.mkdocs_config()["nav"]
     stems = [p.removesuffix(".md") for p in nav]
     return stems[stems.index("index") + 1:stems.index("reference")]
 

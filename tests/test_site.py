@@ -6,11 +6,11 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-import yaml
 from bs4 import BeautifulSoup
 
 from built_pages import parsed
 from site_builds import SUB_PATH_URL
+from figures.publish import numbering
 from figures.engine import registry
 from figures.publish.identity import IDENTITY
 
@@ -20,10 +20,7 @@ ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
 
 
 def _config():
-    class Loader(yaml.SafeLoader):
-        pass
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # ignore !python tags
-    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    return numbering.mkdocs_config()  # !ENV read as MkDocs reads it, !python tags ignored
 
 
 SITE_HOST = urlparse(IDENTITY.site_url).netloc
@@ -495,3 +492,18 @@ def test_no_script_holds_up_the_first_paint(site):
             if not re.search(r"\s(defer|async)\b", tag):
                 blocking.append(f"{page.relative_to(site)}: {tag}")
     assert blocking == []
+
+
+@pytest.mark.parametrize("value", [None, "false", "true"])
+def test_mkdocs_yml_reads_outside_mkdocs_as_mkdocs_reads_it(monkeypatch, value):
+    """numbering.mkdocs_config (the CLI's and the tests' reader) against MkDocs' own loader, !ENV included."""
+    from mkdocs.utils import yaml_load
+    if value is None:
+        monkeypatch.delenv("MHA_BUILD_EN", raising=False)
+    else:
+        monkeypatch.setenv("MHA_BUILD_EN", value)
+    ours = numbering.mkdocs_config()
+    theirs = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert ours["plugins"] == theirs["plugins"] and ours["nav"] == theirs["nav"]
+    languages = next(p["i18n"]["languages"] for p in ours["plugins"] if isinstance(p, dict) and "i18n" in p)
+    assert [language["build"] for language in languages] == [True, value != "false"]

@@ -94,9 +94,31 @@ def figure_numbers(docs_dir: Path, nav: list, langs: list[str]) -> dict[str, Fig
     return numbers
 
 
-def site_numbers(langs=LANGS) -> dict:
-    """The site's figure numbers, read from mkdocs.yml's nav and the docs (for the CLI)."""
+def mkdocs_config(path: Path = ROOT / "mkdocs.yml") -> dict:
+    """mkdocs.yml as plain data, for what reads it outside MkDocs (the CLI, tests): `!ENV [NAME, default]`
+    is NAME's value read as YAML, or the default, as MkDocs reads it; any other tag (!!python/name: ...)
+    is None."""
+    import os
+
     import yaml
 
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def env(loader, node):
+        names = loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode) else [loader.construct_scalar(node)]
+        *names, default = names if len(names) > 1 else [*names, None]
+        for name in names:
+            if name in os.environ:
+                return yaml.safe_load(os.environ[name])
+        return default
+
+    Loader.add_constructor("!ENV", env)
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+
+
+def site_numbers(langs=LANGS) -> dict:
+    """The site's figure numbers, read from mkdocs.yml's nav and the docs (for the CLI)."""
+    config = mkdocs_config()
     return figure_numbers(ROOT / config.get("docs_dir", "docs"), config["nav"], list(langs))
