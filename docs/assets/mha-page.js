@@ -76,7 +76,9 @@
     } catch (e) {
       return;
     }
-    const root = new URL(config.base.replace(/\/?$/, '/'), window.location.href); // this release's root
+    // this release's root: Material's __md_scope (an English page's config.base is its en/ root)
+    if (!(window.__md_scope instanceof URL)) return;
+    const root = window.__md_scope;
     if (!window.location.pathname.startsWith(root.pathname)) return;
     const alias = [].concat((config.version && config.version.default) || 'latest')[0];
     const page = new URL(`../${alias}/${window.location.pathname.slice(root.pathname.length)}`, root).href;
