@@ -34,11 +34,15 @@ class ReleaseError(Exception):
     """Why this checkout cannot be released now, in one line."""
 
 
-def _git(*args: str, cwd: Path = ROOT, check: bool = True, env: dict | None = None, input: bytes | None = None) -> str:
+def _git(*args: str, cwd: Path = ROOT, check: bool = True, env: dict | None = None, input: bytes | None = None,
+         raw: bool = False):
+    """git's output, stripped text (or its bytes as they are, `raw`); empty when it failed unchecked."""
     run = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, input=input)
     if check and run.returncode != 0:
         raise ReleaseError(f"git {' '.join(args)} failed: {run.stderr.decode(errors='replace').strip()}")
-    return run.stdout.decode(errors="replace").strip() if run.returncode == 0 else ""
+    if run.returncode != 0:
+        return b"" if raw else ""
+    return run.stdout if raw else run.stdout.decode(errors="replace").strip()
 
 
 def tagged_version(root: Path = ROOT) -> str:
@@ -66,13 +70,13 @@ def released(branch: str, remote: str, root: Path = ROOT) -> list[str]:
 
 def root_not_found(branch: str, version: str, message: str, root: Path = ROOT) -> None:
     """Commit the release's 404 page at the branch's root (as mike commits: a commit on `branch`)."""
-    page = _git("show", f"{branch}:{version}/{NOT_FOUND}", cwd=root, check=False)
+    page = _git("show", f"{branch}:{version}/{NOT_FOUND}", cwd=root, check=False, raw=True)
     if not page:
         return
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
         _git("read-tree", branch, cwd=root, env=env)
-        blob = _git("hash-object", "-w", "--stdin", cwd=root, input=page.encode())
+        blob = _git("hash-object", "-w", "--stdin", cwd=root, input=page)
         _git("update-index", "--add", "--cacheinfo", f"100644,{blob},{NOT_FOUND}", cwd=root, env=env)
         tree = _git("write-tree", cwd=root, env=env)
     if tree == _git("rev-parse", f"{branch}^{{tree}}", cwd=root):
