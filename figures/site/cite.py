@@ -27,7 +27,6 @@ TEXT = {
     "zh": {
         "heading": "引用本页",
         "updated": "更新于 {date} · v{version}",
-        "unreleased": "（非正式发布的构建）",
         "frozen": ("本页此版本（v{version}）的固定地址：<{url}>，此后的修改不会改动它；"
                    "最新版（latest）的同一页：<{latest}>。引用时请写固定地址。"),
         "not_frozen": "这是一次普通构建，不是正式发布的版本：下面的地址指向网站当前的内容，会随之改变，没有固定地址。",
@@ -41,7 +40,6 @@ TEXT = {
     "en": {
         "heading": "Cite this page",
         "updated": "Updated {date} · v{version}",
-        "unreleased": " (a build, not a release)",
         "frozen": ("This version (v{version}) of this page stays at <{url}>, which later changes never touch; "
                    "the same page in the newest version (latest): <{latest}>. Cite the first."),
         "not_frozen": ("This is a build, not a release: the address below shows whatever the site holds now "
@@ -182,7 +180,6 @@ def markdown(c: PageCitation) -> str:
     t = TEXT[c.lang]
     updated = t["updated"].format(date=html.escape(c.date), version=html.escape(c.identity.version))
     if c.identity.release is None:
-        updated += t["unreleased"]
         where = t["not_frozen"]
     else:
         where = t["frozen"].format(version=html.escape(c.identity.version), url=c.url, latest=c.latest)
