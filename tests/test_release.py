@@ -12,11 +12,12 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import io
+import tarfile
 import urllib.request
 
 import pytest
+from bs4 import BeautifulSoup
 
 from checkout_copy import copy_checkout
 from serving import free_port
@@ -133,10 +134,12 @@ def test_each_release_cites_its_own_frozen_address_and_the_living_one_beside_it(
     assert f'<meta name="citation_public_url" content="{frozen}">' in html
     assert f'<link rel="latest-version" href="{living}">' in html
     assert f'<link rel="canonical" href="{frozen}">' in html
-    cite = html[html.index('id="cite"'):]
-    assert f"{frozen}." in cite and f'= "{frozen}"' in cite  # GB/T 7714's and BibTeX's address
-    assert f"from {frozen}" in cite  # APA's
-    assert frozen in cite and living in cite
+    section = BeautifulSoup(html, "html.parser").select_one("article h2#cite")
+    where, *blocks = [el.get_text() for el in section.find_next_siblings() if el.name in ("p", "div")
+                      and ("mha-cite-where" in el.get("class", []) or "highlight" in el.get("class", []))]
+    assert where.index(frozen) < where.index(living)  # this version's, then the newest's beside it
+    gbt, apa, bib = (b.strip() for b in blocks)
+    assert gbt.endswith(f" {frozen}.") and apa.endswith(f"from {frozen}") and f'= "{frozen}"' in bib
     other = NEW if version == OLD else OLD
     assert f"{url}{other}/" not in html
 
