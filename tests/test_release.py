@@ -154,8 +154,9 @@ def test_an_earlier_release_lists_both_and_its_banner_leads_to_the_same_place_in
             path = ("" if lang == "zh" else "en/") + PAGE
             page.goto(f"{url}{OLD}/{path}#cite")
             page.wait_for_selector(".md-version__list .md-version__link", state="attached")
-            listed = " ".join(page.locator(".md-version__link").all_text_contents())
-            assert OLD in listed and NEW in listed, listed
+            listed = page.eval_on_selector_all(".md-version__link", "links => links.map(a => [a.textContent, a.href])")
+            assert [(text.removesuffix(LATEST), href) for text, href in listed] == [
+                (NEW, f"{url}{NEW}/"), (OLD, f"{url}{OLD}/")], listed  # each release's root, from any language
             page.wait_for_function("() => document.querySelector('a.mha-newest').dataset.mhaNewest")
             assert page.locator("[data-md-component=outdated]").is_visible()
             assert page.locator("a.mha-newest").get_attribute("href") == f"{url}{LATEST}/{path}#cite"

@@ -37,8 +37,9 @@ A fourth change is not about styling:
    mike's versions.json beside the release's folder and names the release from the last folder of
    its script's base. An English page's base is its language's root (`en/`, for its own search:
    figures/site/language.py), which would name the release "en" and look for versions.json in the
-   release's folder. The bundle is shipped with the version component alone reading the site's
-   root (Material's `__md_scope`, from the page's base_url) as its base: `versions_from_site_root`.
+   release's folder, and link each version under `en/`. The bundle is shipped with the version
+   component and its list alone reading the site's root (Material's `__md_scope`, from the page's
+   base_url) as their base: `versions_from_site_root`.
 
 With the first three, the trace of what-it-costs shows the page styled whole once, when it is first
 styled, by the browser or by whichever script first reads the layout (Material's start reads the
@@ -64,8 +65,10 @@ SCHEME_META = re.compile(r'let (\w+)=\w+\("meta",\{name:"color-scheme"\}\);docum
 DETACHED = 'let {}=document.createElement("meta");'
 ALTERNATES = '("link[rel=alternate]")'  # the selector Material's alternate component queries
 OWN_ALTERNATES = '("link[rel=alternate]:not([hreflang])")'
-# the version component's first lines: `let t=Te(),r=ze(new URL("../versions.json",t.base))`
-VERSIONS = re.compile(r'let (\w+)=(\w+)\(\),(\w+)=(\w+)\(new URL\("\.\./versions\.json",\1\.base\)\)')
+# the version component's first lines, `let t=Te(),r=ze(new URL("../versions.json",t.base))`, and
+# its list's item, `let t=Te(),r=new URL(`../${e.version}/`,t.base)`: the config read, then its base
+VERSIONS = (re.compile(r'let (\w+)=(\w+)\(\),(\w+=\w+\(new URL\("\.\./versions\.json",\1\.base\)\))'),
+            re.compile(r'let (\w+)=(\w+)\(\),(\w+=new URL\(`\.\./\$\{\w+\.version\}/`,\1\.base\))'))
 SITE_ROOT_BASE = '{base:__md_scope.href}'
 
 
@@ -182,13 +185,14 @@ def versions_from_site_root(site_dir: Path) -> int:
     changed = 0
     for bundle in _assets(site_dir, "javascripts", "bundle.*.min.js"):
         js = bundle.read_text(encoding="utf-8")
-        found = VERSIONS.findall(js)
-        if len(found) == 1:
-            bundle.write_text(VERSIONS.sub(lambda m: f"let {m[1]}=Object.assign({{}},{m[2]}(),{SITE_ROOT_BASE}),"
-                                                     f'{m[3]}={m[4]}(new URL("../versions.json",{m[1]}.base))', js),
-                              encoding="utf-8")
+        found = [len(pattern.findall(js)) for pattern in VERSIONS]
+        if found == [1] * len(VERSIONS):
+            for pattern in VERSIONS:
+                js = pattern.sub(lambda m: f"let {m[1]}=Object.assign({{}},{m[2]}(),{SITE_ROOT_BASE}),{m[3]}", js)
+            bundle.write_text(js, encoding="utf-8")
             changed += 1
-        elif found or SITE_ROOT_BASE not in js:
-            raise MaterialChanged(f"{bundle.name}: Material's version selector finds versions.json in a way this "
-                                  "module does not recognise (a Material release changed it: look again)")
+        elif any(found) or js.count(SITE_ROOT_BASE) != len(VERSIONS):
+            raise MaterialChanged(f"{bundle.name}: Material's version selector finds versions.json or links a "
+                                  "version in a way this module does not recognise (a Material release changed it: "
+                                  "look again)")
     return changed
