@@ -131,6 +131,10 @@ def test_the_section_in_english_exact():
         "",
         "## Cite this page {#cite data-search-exclude }",
         "",
+        "This is a build, not a release: the address below shows whatever the site holds now and changes with it; "
+        "no frozen address exists.",
+        "{: .mha-cite-where }",
+        "",
         "`YYYY-MM-DD` and `Month D, YYYY` stand for the day you read the page (GB/T 7714's access date, APA's "
         "retrieval date, BibTeX's urldate); with scripts on, the page has filled in today's date, and print keeps "
         "the placeholders.",
@@ -139,6 +143,23 @@ def test_the_section_in_english_exact():
         "**APA 7**", "", "```text", cite.apa7(EN), "```", "",
         "**BibTeX**", "", "```bibtex", BIB_EN, "```", "",
     ])
+
+
+def test_a_release_cites_its_frozen_address_with_the_newest_beside_it():
+    """README, "Releases": the release's own folder in every form, the same page in `latest` beside it."""
+    released = replace(ID, site_url="https://x.example/repo/1.2.0/", release="1.2.0", home_url="https://x.example/repo/")
+    for c, frozen, living in ((replace(EN, url="https://x.example/repo/1.2.0/en/", identity=released),
+                               "https://x.example/repo/1.2.0/en/", "https://x.example/repo/latest/en/"),
+                              (replace(ZH, url="https://x.example/repo/1.2.0/one-head-blends/", identity=released),
+                               "https://x.example/repo/1.2.0/one-head-blends/", "https://x.example/repo/latest/one-head-blends/")):
+        text = cite.markdown(c)
+        where = text.split("\n{: .mha-cite-where }")[0].rsplit("\n", 1)[1]
+        assert where.index(f"<{frozen}>") < where.index(f"<{living}>") and "v1.2.0" in where
+        assert "not a release" not in text and "不是正式发布" not in text
+        assert cite.gbt7714(c).endswith(f" {frozen}.") and cite.apa7(c).endswith(f"from {frozen}")
+        assert f'url     = "{frozen}"' in cite.bibtex(c) and living not in cite.bibtex(c)
+        assert (cite.meta(c)["url"], cite.meta(c)["latest"]) == (frozen, living)
+    assert cite.meta(EN)["latest"] is None  # no release: no newest to name
 
 
 def test_the_section_in_chinese_has_the_same_id_and_its_own_words():
@@ -152,7 +173,7 @@ def test_the_section_in_chinese_has_the_same_id_and_its_own_words():
 def test_meta_tags_for_scholar_and_zotero():
     assert cite.meta(ZH) == {
         "title": "一个头只能混合", "authors": ["mha-explained contributors"], "date": "2025/03/07",
-        "language": "zh", "url": "https://x.example/repo/one-head-blends/",
+        "language": "zh", "url": "https://x.example/repo/one-head-blends/", "latest": None,
         "licence_url": "https://creativecommons.org/licenses/by/4.0/",
     }
 

@@ -199,7 +199,8 @@ def _render(template: str, **context) -> BeautifulSoup:
 
 def test_404_escapes_its_home_links_and_the_site_path():
     soup = _render("404.html", page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
-                   mha_404={"site": "/" + SCRIPT + "/", "lang": "zh", "default": "zh", "others": ["en"]})
+                   mha_404={"site": "/" + SCRIPT + "/", "home": "/" + SCRIPT + "/", "lang": "zh", "default": "zh",
+                            "others": ["en"]})
     scripts = soup.select("script")
     assert len(scripts) == 4  # 404.html's two (the site's root; Material's config) and main.html's two
     assert all(SCRIPT not in s.string for s in scripts)  # tojson: "<" as \u003c, no end of the script

@@ -81,6 +81,23 @@ def test_materials_script_leaves_the_twin_links_alone_once(tmp_path):
         material.without_twin_fetch(tmp_path)
 
 
+def test_materials_version_selector_reads_the_site_root_not_the_language_root_once(tmp_path):
+    """An English page's config base is en/ (its own search); the version component alone is given
+    the site's root, the release's folder, where mike's versions.json is one folder up."""
+    item = 'function Qa(e){var o;let t=Te(),r=new URL(`../${e.version}/`,t.base);return x("li")}'
+    code = 'function Ti({document$:e}){let t=Te(),r=ze(new URL("../versions.json",t.base)).pipe(ve(()=>y))}' + item
+    bundle = _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", code)
+    assert material.versions_from_site_root(tmp_path) == 1
+    assert bundle.read_text(encoding="utf-8") == (
+        'function Ti({document$:e}){let t=Object.assign({},Te(),{base:__md_scope.href}),'
+        'r=ze(new URL("../versions.json",t.base)).pipe(ve(()=>y))}'
+        'function Qa(e){var o;let t=Object.assign({},Te(),{base:__md_scope.href}),r=new URL(`../${e.version}/`,t.base);return x("li")}')
+    assert material.versions_from_site_root(tmp_path) == 0
+    bundle.write_text('let t=Te(),r=ze(new URL("versions.json",t.base))', encoding="utf-8")  # a release that changed it
+    with pytest.raises(material.MaterialChanged, match="bundle.0123abcd.min.js: Material's version selector"):
+        material.versions_from_site_root(tmp_path)
+
+
 def test_the_built_site_ships_materials_script_without_the_twin_fetch(site):
     bundle, = (site / "assets" / "javascripts").glob("bundle.*.min.js")
     assert material.OWN_ALTERNATES in bundle.read_text(encoding="utf-8")

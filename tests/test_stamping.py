@@ -377,7 +377,7 @@ def test_attribution_of_a_frame_in_chinese(demo_figure):
         title="图 1.2 it 的一行权重，逐帧看它变化。",
         description=("图 1.2（第 2/3 帧：v = 0.5），出自《多头注意力》：https://x.example/repo/one-head-blends/#fig-demo。"
                      "采用 CC-BY-4.0 许可（https://creativecommons.org/licenses/by/4.0/），署名：张三, Ann O'Neil；"
-                     "版本 1.2.0"),
+                     "版本 1.2.0（非正式发布的构建，地址不固定）"),
         source="https://x.example/repo/one-head-blends/#fig-demo",
         rights="采用 CC-BY-4.0 许可（https://creativecommons.org/licenses/by/4.0/），署名：张三, Ann O'Neil",
         identifier="demo/v-0.50@1.2.0",
@@ -392,7 +392,8 @@ def test_attribution_of_a_frame_in_english(demo_figure):
     assert a.description == (
         "Figure 1.2 (frame 3 of 3: v = 1.0) of Multi-head attention, explained: "
         "https://x.example/repo/en/one-head-blends/#fig-demo. Licensed CC-BY-4.0 "
-        "(https://creativecommons.org/licenses/by/4.0/); attribute to 张三, Ann O'Neil; version 1.2.0")
+        "(https://creativecommons.org/licenses/by/4.0/); attribute to 张三, Ann O'Neil; version 1.2.0 "
+        "(a build, not a release: the address is not frozen)")
     assert a.source == "https://x.example/repo/en/one-head-blends/#fig-demo"
     assert (a.identifier, a.lang) == ("demo/v-1.00@1.2.0", "en")
 
@@ -405,6 +406,21 @@ def test_attribution_of_the_whole_figure_and_of_an_unplaced_one(demo_figure):
     assert unplaced.title.startswith("图（未编号） it 的一行权重")
     assert unplaced.source == "https://x.example/repo/#fig-demo"
     assert unplaced.description.startswith("图（未编号）（第 1/3 帧：v = 0.0），出自《多头注意力》：https://x.example/repo/#fig-demo。")
+
+
+@pytest.mark.parametrize("lang, page, latest", [
+    ("zh", "https://x.example/repo/1.2.0/one-head-blends/#fig-demo", "，最新版：https://x.example/repo/latest/one-head-blends/#fig-demo"),
+    ("en", "https://x.example/repo/1.2.0/en/one-head-blends/#fig-demo", "; newest version: https://x.example/repo/latest/en/one-head-blends/#fig-demo")])
+def test_a_release_attributes_each_file_to_its_frozen_address_with_the_newest_beside_it(demo_figure, monkeypatch,
+                                                                                       lang, page, latest):
+    """README, "Releases": the page's address in this release's folder, and the same page in `latest`."""
+    released = dataclasses.replace(ID, site_url="https://x.example/repo/1.2.0/", release="1.2.0",
+                                   home_url="https://x.example/repo/")
+    monkeypatch.setattr(attribution, "IDENTITY", released)
+    a = attribution.attribution(Frame("demo", 0.5, "v-0.50"), lang, NUMBER)
+    assert a.source == page and f"{page}{'。' if lang == 'zh' else '. '}" in a.description
+    assert a.description.endswith(("版本 1.2.0" if lang == "zh" else "version 1.2.0") + latest)
+    assert "not a release" not in a.description and "非正式" not in a.description
 
 
 def test_page_url_puts_the_first_language_at_the_root():

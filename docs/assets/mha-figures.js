@@ -102,11 +102,13 @@
 
   // "Copy link": the address the reader is on, with the figure's anchor (the link's href, "#fig-ID",
   // resolved against it), to the clipboard; without a clipboard, the link just goes to the anchor.
+  // In a release, its data-address instead: the frozen one, or beside it the newest release's.
   function copyLink(e) {
     const a = e.target.closest('a.mha-copy-link');
     if (!a || !navigator.clipboard) return;
     e.preventDefault();
-    const address = new URL(a.getAttribute('href'), window.location.href).href;
+    // a release's two links name their address (this release's, frozen, and the newest's)
+    const address = a.dataset.address || new URL(a.getAttribute('href'), window.location.href).href;
     navigator.clipboard.writeText(address).then(() => {
       const text = a.textContent;
       a.textContent = a.dataset.labelCopied || text;

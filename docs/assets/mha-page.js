@@ -8,7 +8,10 @@
  *   sideways, can be reached and scrolled by keyboard.
  * - Reading offline: once the page has loaded and the browser is idle, mha-offline.js is fetched
  *   (not before: the first view's bytes stay as they were), unless the browser asks to save data,
- *   the page comes from disk (file://) or the build registers no worker (no meta mha-worker). */
+ *   the page comes from disk (file://) or the build registers no worker (no meta mha-worker).
+ * - An earlier release (Material's `outdated` banner, shown from mike's versions.json): the banner's
+ *   link (overrides/main.html) goes to the same page in the newest release, at the reader's place
+ *   when the newest page still has that id, or to its home when the page is gone there. */
 (() => {
   'use strict';
   const PLACES = '.md-content h2[id], .md-content h3[id], .md-content figure[id]';
@@ -63,6 +66,44 @@
   // which fires after every deferred script has run (so readyState 'interactive' is too early).
   if (document.readyState === 'complete') name();
   else document.addEventListener('DOMContentLoaded', name);
+
+  // The newest release's copy of this page: fetched once the banner shows (never in the newest
+  // release itself, where Material keeps it hidden), and the ids it holds.
+  function newest(link) {
+    let config;
+    try {
+      config = JSON.parse(document.getElementById('__config').textContent);
+    } catch (e) {
+      return;
+    }
+    // this release's root: Material's __md_scope (an English page's config.base is its en/ root)
+    if (!(window.__md_scope instanceof URL)) return;
+    const root = window.__md_scope;
+    if (!window.location.pathname.startsWith(root.pathname)) return;
+    const alias = [].concat((config.version && config.version.default) || 'latest')[0];
+    const page = new URL(`../${alias}/${window.location.pathname.slice(root.pathname.length)}`, root).href;
+    fetch(page, { credentials: 'same-origin' }).then((r) => (r.ok ? r.text() : Promise.reject(r.status))).then((text) => {
+      const doc = new DOMParser().parseFromString(text, 'text/html');
+      const to = () => {
+        const here = place();
+        link.href = page + (here && doc.getElementById(decodeURIComponent(here.slice(1))) ? here : '');
+      };
+      to();
+      ['pointerdown', 'focusin', 'click', 'auxclick'].forEach((type) => link.addEventListener(type, to, true));
+      link.dataset.mhaNewest = 'page';
+    }, () => { link.dataset.mhaNewest = 'home'; });
+  }
+  const banner = document.querySelector('[data-md-component=outdated]');
+  const link = banner && banner.querySelector('a.mha-newest');
+  if (link) {
+    const watch = new MutationObserver(() => {
+      if (banner.hidden) return;
+      watch.disconnect();
+      newest(link);
+    });
+    watch.observe(banner, { attributes: true, attributeFilter: ['hidden'] });
+    if (!banner.hidden) { watch.disconnect(); newest(link); }
+  }
 
   function offline() {
     const meta = document.querySelector('meta[name="mha-worker"]');

@@ -20,9 +20,11 @@ from .identity import IDENTITY, licence_name
 
 WORDS = {
     "zh": {"unnumbered": "图（未编号）", "of": "{figure}，出自《{site}》：{url}",
-           "licence": "采用 {licence} 许可（{url}），署名：{authors}", "version": "版本 {}"},
+           "licence": "采用 {licence} 许可（{url}），署名：{authors}", "version": "版本 {}", "unreleased": "（非正式发布的构建，地址不固定）",
+           "latest": "，最新版：{}"},
     "en": {"unnumbered": "Figure (unnumbered)", "of": "{figure} of {site}: {url}",
-           "licence": "Licensed {licence} ({url}); attribute to {authors}", "version": "version {}"},
+           "licence": "Licensed {licence} ({url}); attribute to {authors}", "version": "version {}", "unreleased": " (a build, not a release: the address is not frozen)",
+           "latest": "; newest version: {}"},
 }
 # the line to paste under a reused figure: title, author, source and licence, as Creative Commons asks
 CREDIT = {"zh": "{figure}，出自《{site}》（{authors}），{licence} 许可，{url}",
@@ -70,6 +72,20 @@ def _figure_and_source(fig_id: str, lang: str, number) -> tuple[str, str]:
     return figure, (page_url(number.home, lang) if number else IDENTITY.site_url) + f"#fig-{fig_id}"
 
 
+def figure_url(fig_id: str, lang: str, number) -> str:
+    """The figure's address on the page that explains it (the site's for an unplaced one): in a
+    release, this release's frozen one."""
+    return _figure_and_source(fig_id, lang, number)[1]
+
+
+def _release_words(w: dict, source: str) -> str:
+    """After the version: in a release, the newest version's address of the same figure (`source`
+    being this release's, frozen); in any other build, that it is none (its address is not frozen)."""
+    if IDENTITY.release is None:
+        return w["unreleased"]
+    return w["latest"].format(IDENTITY.latest(source))
+
+
 def credit_line(fig_id: str, lang: str, number) -> str:
     """The credit a lecturer pastes under the figure on a slide. number: numbering.FigureNumber or None."""
     figure, source = _figure_and_source(fig_id, lang, number)
@@ -89,7 +105,7 @@ def attribution(frame: Frame, lang: str, number) -> Attribution:
         shown = f"（第 {k}/{n} 帧：{value}）" if lang == "zh" else f" (frame {k} of {n}: {value})"
     rights = w["licence"].format(licence=IDENTITY.content_licence, url=IDENTITY.content_licence_url,
                                  authors=", ".join(IDENTITY.authors))
-    version = w["version"].format(IDENTITY.version)
+    version = w["version"].format(IDENTITY.version) + _release_words(w, source)
     description = (w["of"].format(figure=figure + shown, site=IDENTITY.title[lang], url=source)
                    + ("。" if lang == "zh" else ". ") + rights + ("；" if lang == "zh" else "; ") + version)
     identifier = f"{frame.fig_id}/{frame.slug or frame.fig_id}@{IDENTITY.version}"

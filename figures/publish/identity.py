@@ -27,13 +27,27 @@ class Identity:
     authors: tuple[str, ...]
     version: str
     release_date: str  # YYYY-MM-DD
-    site_url: str  # ends with "/"
+    site_url: str  # ends with "/": where this build's pages live (a release's own folder, home_url + "X.Y.Z/")
     repository: str
     source_link: str  # format string with {repository}, {version}, {path}, {line}
     code_licence: str  # SPDX id
     code_licence_url: str
     content_licence: str  # SPDX id
     content_licence_url: str
+    release: str | None = None  # this build is the release of `version` (mike deploys it), else None
+    home_url: str = ""  # the published root, every release's folder under it; site_url when ""
+
+    @property
+    def latest_url(self) -> str | None:
+        """Where the newest release lives (mike's alias `latest`), in a release's build; None otherwise."""
+        return (self.home_url or self.site_url) + f"{LATEST}/" if self.release else None
+
+    def latest(self, url: str) -> str | None:
+        """`url` (under site_url, this release's) at the newest release: the living address; None
+        when this build is no release."""
+        if self.latest_url is None or not url.startswith(self.site_url):
+            return None
+        return self.latest_url + url[len(self.site_url):]
 
     def source_url(self, path: str, line: int = 1) -> str:
         """A line of a file of this repository (path relative to its root), at this version."""
@@ -44,6 +58,8 @@ class IdentityError(ValueError):
     """A value of pyproject.toml or MHA_SITE_URL refused: the message names the value and its source."""
 
 
+RELEASE_ENV = "MIKE_DOCS_VERSION"  # what `mike deploy` sets for the build it runs: the version deployed
+LATEST = "latest"  # the alias of the newest release (README, "Releases"); the root redirects to it
 SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
 SOURCE_LINK_FIELDS = ("repository", "version", "path", "line")
 
@@ -242,21 +258,38 @@ def _authors(project: _Table) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _release(version: str, pyproject: Path) -> str | None:
+    """The version this build releases: mike's (RELEASE_ENV), which must be pyproject's, the one
+    place a version is set; None when the build is not run by `mike deploy`."""
+    deployed = os.environ.get(RELEASE_ENV, "").strip()
+    if not deployed:
+        return None
+    if deployed != version:
+        raise IdentityError(f"{RELEASE_ENV}={deployed!r} (mike deploy's version) is not {pyproject.name} [project] "
+                            f"version = {version!r}: a release is deployed under the version it says it is "
+                            f"(python -m figures.site.release reads it from {pyproject.name})")
+    return version
+
+
 def load(pyproject: Path = PYPROJECT) -> Identity:
     project, own = _tables(pyproject)
     repository = own.url("repository").rstrip("/")
+    version = project.version("version")
+    release, home = _release(version, pyproject), _site_url(own)
     return Identity(
         title={"zh": own.text("title_zh"), "en": own.text("title_en")},
         authors=_authors(project),
-        version=project.version("version"),
+        version=version,
         release_date=own.date("release_date"),
-        site_url=_site_url(own),
+        site_url=home + f"{release}/" if release else home,
         repository=repository,
         source_link=own.link_pattern("source_link", repository),
         code_licence=project.text("license"),
         code_licence_url=own.url("code_licence_url"),
         content_licence=own.text("content_licence"),
         content_licence_url=own.url("content_licence_url"),
+        release=release,
+        home_url=home,
     )
 
 

@@ -27,6 +27,9 @@ TEXT = {
     "zh": {
         "heading": "引用本页",
         "updated": "更新于 {date} · v{version}",
+        "frozen": ("本页此版本（v{version}）的固定地址：<{url}>，此后的修改不会改动它；"
+                   "最新版（latest）的同一页：<{latest}>。引用时请写固定地址。"),
+        "not_frozen": "这是一次普通构建，不是正式发布的版本：下面的地址指向网站当前的内容，会随之改变，没有固定地址。",
         "how": (f"`{PLACEHOLDER}` 与 `{APA_PLACEHOLDER}` 处填你读到本页的日期（GB/T 7714 的引用日期，APA 的"
                 "检索日期，BibTeX 的 urldate）；开着脚本时，页面已替你填上今天的日期；打印出来的仍是占位符。"),
         "edition": "{version}版",
@@ -37,6 +40,10 @@ TEXT = {
     "en": {
         "heading": "Cite this page",
         "updated": "Updated {date} · v{version}",
+        "frozen": ("This version (v{version}) of this page stays at <{url}>, which later changes never touch; "
+                   "the same page in the newest version (latest): <{latest}>. Cite the first."),
+        "not_frozen": ("This is a build, not a release: the address below shows whatever the site holds now "
+                       "and changes with it; no frozen address exists."),
         "how": (f"`{PLACEHOLDER}` and `{APA_PLACEHOLDER}` stand for the day you read the page (GB/T 7714's access "
                 "date, APA's retrieval date, BibTeX's urldate); with scripts on, the page has filled in today's "
                 "date, and print keeps the placeholders."),
@@ -55,10 +62,15 @@ class PageCitation:
     lang: str
     slug: str      # "one-head-blends", "index": the BibTeX key's stem
     title: str     # the page's own title, in its language
-    url: str       # site_url + the page's url
+    url: str       # site_url + the page's url: in a release, this version's frozen address
     date: str      # YYYY-MM-DD: the last change to the page's sources
     identity: Identity = IDENTITY
     translated: str = ""  # a Chinese page's title in English (its twin's), which APA adds in brackets
+
+    @property
+    def latest(self) -> str | None:
+        """The same page in the newest release (the living address), in a release; else None."""
+        return self.identity.latest(self.url)
 
     @property
     def site(self) -> str:
@@ -167,9 +179,13 @@ def markdown(c: PageCitation) -> str:
     (Material's copy button); kept out of the search index, or every page would match its words."""
     t = TEXT[c.lang]
     updated = t["updated"].format(date=html.escape(c.date), version=html.escape(c.identity.version))
+    if c.identity.release is None:
+        where = t["not_frozen"]
+    else:
+        where = t["frozen"].format(version=html.escape(c.identity.version), url=c.url, latest=c.latest)
     return "\n".join([
         "", "", f"{updated}", "{: .mha-updated }", "",
-        f"## {t['heading']} {{#{ANCHOR} data-search-exclude }}", "", t["how"], "",
+        f"## {t['heading']} {{#{ANCHOR} data-search-exclude }}", "", where, "{: .mha-cite-where }", "", t["how"], "",
         "**GB/T 7714-2015**", "", *code_block("text", gbt7714(c)), "",
         "**APA 7**", "", *code_block("text", apa7(c)), "",
         "**BibTeX**", "", *code_block("bibtex", bibtex(c)), "",
@@ -186,6 +202,7 @@ def meta(c: PageCitation) -> dict:
         "date": c.date.replace("-", "/"),  # Google Scholar's YYYY/MM/DD
         "language": c.lang,
         "url": c.url,
+        "latest": c.latest,  # <link rel="latest-version"> (RFC 5829), in a release
         "licence_url": attribute_url(c.identity.content_licence_url),
     }
 

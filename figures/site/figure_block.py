@@ -13,7 +13,8 @@ from ..engine import registry, save
 from ..engine.render import FigureError, frames
 from ..kit.words import FIGURE_LABEL
 from ..publish import bundles, provenance
-from ..publish.attribution import caption, credit_line
+from ..publish.attribution import caption, credit_line, figure_url
+from ..publish.identity import IDENTITY
 from ..text.constructs import MarkupError, expand_media, first_sentence, plain
 from . import cards
 
@@ -21,11 +22,13 @@ from . import cards
 WORDS = {
     "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
+           "copy_frozen": "复制本版链接", "copy_latest": "复制最新版链接",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "credit": "转载署名：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
     "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
+           "copy_frozen": "Copy link (this version)", "copy_latest": "Copy link (latest)",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "credit": "Credit line:", "drawn_by": "drawn by", "numbers_from": "numbers from",
            "explained": " (explained on page {page}, *{title}*)", "explained_front": " (explained on the home page)"},
@@ -90,11 +93,18 @@ def _link(url: Callable[[str], str], path: str) -> str | None:
         return None
 
 
-def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, copy_link: bool) -> str:
+def _copy(href: str, label: str, lang: str, address: str = "") -> str:
+    data = f' data-address="{html.escape(address)}"' if address else ""
+    return f'<a class="mha-copy-link" href="{href}"{data} data-label-copied="{WORDS[lang]["copied"]}">{label}</a>'
+
+
+def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, copy_link: bool, number=None) -> str:
     """The download row: the shown frame in each format (the slider script follows the frame),
     every frame as one zip per format, and (`copy_link`, a figure placed on its page) a link that
     copies the figure's address. That link is the figure's anchor: mha-figures.js copies it resolved
-    against the address the reader is on, which is right on any host, where site_url may not be."""
+    against the address the reader is on, which is right on any host, where site_url may not be. In
+    a release (README, "Releases"), two links: the figure's frozen address in this release, and
+    beside it its living one in the newest (`number`: the figure's FigureNumber, its page)."""
     words = WORDS[lang]
     one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" '
            f'download="{bundles.download_name(fig_id, lang, fmt, shown.slug)}">{FORMAT_LABELS[fmt]}</a>'
@@ -105,9 +115,12 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
              and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
     parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
-    if copy_link:
-        parts.append(f'<a class="mha-copy-link" href="#fig-{fig_id}" data-label-copied="{words["copied"]}">'
-                     f'{words["copy"]}</a>')
+    if copy_link and IDENTITY.release and number is not None:
+        frozen = figure_url(fig_id, lang, number)
+        parts.append(_copy(f"#fig-{fig_id}", words["copy_frozen"], lang, frozen) + " · "
+                     + _copy(f"#fig-{fig_id}", words["copy_latest"], lang, IDENTITY.latest(frozen)))
+    elif copy_link:
+        parts.append(_copy(f"#fig-{fig_id}", words["copy"], lang))
     sep = ' <span class="mha-dl-sep">|</span> '
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
 
@@ -269,7 +282,7 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
         + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
         # each block on a line of its own: Markdown would wrap a second one on the line in a <p>
-        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True) + "\n"
+        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True, number=home) + "\n"
         + credit_html(fig_id, lang, home) + "\n"
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'

@@ -52,7 +52,8 @@ def _identify(config) -> None:
     """The site's URL and footer come from IDENTITY (pyproject.toml), its one home; mkdocs.yml holds
     no second copy. `mkdocs serve` sets its own local site_url, which is kept. Material and
     static-i18n print config.site_url unescaped (the canonical link, the language menu, every link
-    of 404.html), so it is set in the form a page writes (identity.attribute_url)."""
+    of 404.html), so it is set in the form a page writes (identity.attribute_url). In a release
+    (`mike deploy`, identity.RELEASE_ENV) it is the release's own folder, site_url + "X.Y.Z/"."""
     try:
         identity = importlib.import_module("figures.publish.identity")
     except ValueError as e:  # identity.IdentityError: one line naming the value and where it came from
@@ -65,6 +66,10 @@ def _identify(config) -> None:
                               f"{site_url!r}), not in mkdocs.yml (which says {config.site_url!r})")
         config.site_url = site_url
         _tell_placeholder(identity)
+    # Material's version selector and its banner on an earlier release; not in the offline copy of a
+    # release (MHA_OFFLINE with MIKE_DOCS_VERSION: it cites the release, and has no versions.json)
+    if identity.IDENTITY.release and not importlib.import_module("figures.site.offline").wanted():
+        config.extra["version"] = {"provider": "mike", "default": identity.LATEST, "alias": True}
     i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
     config.copyright = cite.footer(i18n.current_language or i18n.default_language)
 
@@ -218,7 +223,10 @@ def on_template_context(context, template_name, config):
         i18n = config.plugins["i18n"]
         langs = [lang.locale for lang in i18n.config.languages]
         context["mha_homes"] = language.homes(config.site_url, langs, i18n.default_language)
-        context["mha_404"] = {"site": language.site_root(config.site_url), "lang": _lang(config),
+        identity = importlib.import_module("figures.publish.identity").IDENTITY
+        site = language.site_root(config.site_url)  # in a release, its folder under the published root
+        context["mha_404"] = {"site": site, "home": language.site_root(identity.home_url) if identity.release else site,
+                              "lang": _lang(config),
                               "default": i18n.default_language,
                               "others": [lang for lang in langs if lang != i18n.default_language]}
     return context

@@ -33,6 +33,14 @@ A fourth change is not about styling:
    menu that drops the reader's place. The bundle is shipped selecting only the alternate links
    without hreflang (an RSS feed's, which this site has none of): `without_twin_fetch`.
 
+5. **The versions' root.** In a release (README, "Releases"), Material's version selector reads
+   mike's versions.json beside the release's folder and names the release from the last folder of
+   its script's base. An English page's base is its language's root (`en/`, for its own search:
+   figures/site/language.py), which would name the release "en" and look for versions.json in the
+   release's folder, and link each version under `en/`. The bundle is shipped with the version
+   component and its list alone reading the site's root (Material's `__md_scope`, from the page's
+   base_url) as their base: `versions_from_site_root`.
+
 With the first three, the trace of what-it-costs shows the page styled whole once, when it is first
 styled, by the browser or by whichever script first reads the layout (Material's start reads the
 scroll position: which comes first is a matter of timing); before, three more times, all 1,210
@@ -57,6 +65,11 @@ SCHEME_META = re.compile(r'let (\w+)=\w+\("meta",\{name:"color-scheme"\}\);docum
 DETACHED = 'let {}=document.createElement("meta");'
 ALTERNATES = '("link[rel=alternate]")'  # the selector Material's alternate component queries
 OWN_ALTERNATES = '("link[rel=alternate]:not([hreflang])")'
+# the version component's first lines, `let t=Te(),r=ze(new URL("../versions.json",t.base))`, and
+# its list's item, `let t=Te(),r=new URL(`../${e.version}/`,t.base)`: the config read, then its base
+VERSIONS = (re.compile(r'let (\w+)=(\w+)\(\),(\w+=\w+\(new URL\("\.\./versions\.json",\1\.base\)\))'),
+            re.compile(r'let (\w+)=(\w+)\(\),(\w+=new URL\(`\.\./\$\{\w+\.version\}/`,\1\.base\))'))
+SITE_ROOT_BASE = '{base:__md_scope.href}'
 
 
 class MaterialChanged(RuntimeError):
@@ -64,11 +77,12 @@ class MaterialChanged(RuntimeError):
 
 
 def ship(site_dir: Path) -> None:
-    """All four changes to a built site (each is idempotent: every language's build calls this)."""
+    """All five changes to a built site (each is idempotent: every language's build calls this)."""
     without_switching_rule(site_dir)
     plain_tables(site_dir)
     without_color_scheme_meta(site_dir)
     without_twin_fetch(site_dir)
+    versions_from_site_root(site_dir)
 
 
 def _assets(site_dir: Path, folder: str, pattern: str) -> list[Path]:
@@ -160,4 +174,25 @@ def without_twin_fetch(site_dir: Path) -> int:
         elif OWN_ALTERNATES not in js:
             raise MaterialChanged(f"{bundle.name}: Material finds the alternate links in a way this module "
                                   "does not recognise (a Material release changed it: look again)")
+    return changed
+
+
+def versions_from_site_root(site_dir: Path) -> int:
+    """Material's bundle with its version component reading the site's root as its base (a copy of
+    the config, which the other components keep reading as it is); the number of bundles changed
+    (0 when a build already changed them). Raises MaterialChanged when a bundle has neither the
+    original lines (once) nor the change."""
+    changed = 0
+    for bundle in _assets(site_dir, "javascripts", "bundle.*.min.js"):
+        js = bundle.read_text(encoding="utf-8")
+        found = [len(pattern.findall(js)) for pattern in VERSIONS]
+        if found == [1] * len(VERSIONS):
+            for pattern in VERSIONS:
+                js = pattern.sub(lambda m: f"let {m[1]}=Object.assign({{}},{m[2]}(),{SITE_ROOT_BASE}),{m[3]}", js)
+            bundle.write_text(js, encoding="utf-8")
+            changed += 1
+        elif any(found) or js.count(SITE_ROOT_BASE) != len(VERSIONS):
+            raise MaterialChanged(f"{bundle.name}: Material's version selector finds versions.json or links a "
+                                  "version in a way this module does not recognise (a Material release changed it: "
+                                  "look again)")
     return changed

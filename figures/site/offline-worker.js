@@ -6,14 +6,17 @@
  * - Pages (navigations): network first, so a new release shows at once; offline, the page kept.
  * - Everything else a page loads (styles, scripts, fonts, figures, the search index): from the
  *   cache first. A figure's URL stays when its bytes change, so the cache is named by the build's
- *   digest: a new release is a new sw.js, whose worker drops every older cache when it starts.
+ *   digest: a new build is a new sw.js, whose worker drops the older caches of its own scope when
+ *   it starts. Each release (mike: /0.1.0/, /0.2.0/, /latest/) is a scope of its own, with its own
+ *   worker and cache, so a newer release never drops an earlier one's.
  * - A page's frames and files are kept only when the page asks (mha-offline.js, which mha-page.js
  *   fetches once the page is idle, unless the reader's browser asks to save data). */
 /*BUILD*/
 'use strict';
 
-const CACHE = 'mha-' + BUILD.version;
-const SCOPE = self.registration.scope; // the site's root, under a sub-path too
+const SCOPE = self.registration.scope; // the site's root, under a sub-path too; a release's folder
+const OWN = 'mha ' + SCOPE + ' '; // this scope's caches; another release's, with another scope, are not
+const CACHE = OWN + BUILD.version;
 const FROM_CACHE = new Set(['style', 'script', 'font', 'image', 'worker']); // a download is none
 
 self.addEventListener('install', (event) => {
@@ -25,7 +28,7 @@ self.addEventListener('install', (event) => {
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(caches.keys()
-    .then((names) => Promise.all(names.filter((n) => n.startsWith('mha-') && n !== CACHE).map((n) => caches.delete(n))))
+    .then((names) => Promise.all(names.filter((n) => (n.startsWith(OWN) || n.startsWith('mha-')) && n !== CACHE).map((n) => caches.delete(n))))
     .then(() => (BUILD.retire ? self.registration.unregister() : self.clients.claim())));
 });
 
