@@ -280,7 +280,7 @@ def test_a_page_is_dated_by_the_last_commit_to_its_text_figures_and_mha_ref(site
         pytest.skip("no git history in this checkout")
     src = f"docs/{stem}.{lang}.md"
     figures = re.findall(r"^\{\{ *figure +(\S+)", (ROOT / src).read_text(encoding="utf-8"), re.M)
-    paths = [src, "mha_ref", *(f"figures/{fig.replace('-', '_')}.py" for fig in figures)]
+    paths = [src, "mha_ref", *(registry.module_name(fig).replace(".", "/") + ".py" for fig in figures)]
     date = UPDATED[lang].match(_soup(site, stem, lang).select_one("p.mha-updated").get_text()).group(1)
     assert date == _git_date(paths)
 

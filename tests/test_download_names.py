@@ -25,17 +25,28 @@ def test_no_two_files_share_a_download_name():
             block = _placed(fig_id, lang)
             for a in block.select("a[download]"):
                 assert a["download"], (fig_id, lang, a)  # a name is given, not left to the URL
-                files[a["download"]].add(a["href"])
+                # a PNG the page's script draws from an SVG (the dark one: no such file on the site)
+                drawn = a.get("data-draw-href") and not a["href"].endswith(".png")
+                files[a["download"]].add(f"{a['data-draw-href']} as PNG" if drawn else a["href"])
             for frame in block.select(".mha-frame"):  # what the slider script gives the links
-                for attr, href in frame.attrs.items():
-                    if (m := re.fullmatch(r"data-(\w+)", attr)) and f"data-{m[1]}-name" in frame.attrs:
-                        files[frame[f"data-{m[1]}-name"]].add(href)
+                for attr, name in frame.attrs.items():
+                    if m := re.fullmatch(r"data-([\w-]+)-name", attr):
+                        drawn = f"{frame.get('data-' + m[1].removesuffix('-png') + '-svg')} as PNG"
+                        files[name].add(frame.get(f"data-{m[1]}") or drawn)
     shared = {name: hrefs for name, hrefs in files.items() if len(hrefs) > 1}
     assert shared == {}
-    assert len(files) > len(registry.ORDER) * len(LANGS) * 3
+    assert len(files) > len(registry.ORDER) * len(LANGS) * 5  # svg, pdf, png, dark svg, dark png
 
 
 def test_a_name_says_figure_frame_and_language():
     block = _placed("blend-rows", "en")
     names = [a["download"] for a in block.select("a.mha-dl")]
     assert names and all(n.startswith("blend-rows-") and ".en." in n for n in names)
+
+
+def test_a_dark_download_says_so_and_sits_beside_the_light_one():
+    block = _placed("kv-heads", "zh")
+    links = {a["data-fmt"]: a for a in block.select("a.mha-dl")}
+    assert links["darkSvg"]["download"] == links["svg"]["download"].removesuffix(".svg") + ".dark.svg"
+    assert links["darkPng"]["download"] == links["png"]["download"].removesuffix(".png") + ".dark.png"
+    assert links["darkSvg"]["href"].endswith(".dark.svg")  # the file the page shows in the dark scheme

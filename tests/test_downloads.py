@@ -63,13 +63,16 @@ def test_each_format_carries_its_attribution(site, lang):
     base = site / LANG_DIRS[lang] / "figures"
     number, home = shown_number(site, lang, MULTI)
     svg = (base / frame.path("svg")).read_text(encoding="utf-8")
+    dark = (base / frame.path("dark.svg")).read_text(encoding="utf-8")  # the dark slide's download
     pdf = PdfReader(io.BytesIO((base / frame.path("pdf")).read_bytes()))
     png = Image.open(base / frame.path("png"))
     png.load()
     title = re.search(r"<svg[^>]*>\s*<title>([^<]*)</title>\s*<desc>([^<]*)</desc>", svg)
-    assert title, "the SVG's <title> and <desc> come first"
+    dark_title = re.search(r"<svg[^>]*>\s*<title>([^<]*)</title>\s*<desc>([^<]*)</desc>", dark)
+    assert title and dark_title, "the SVG's <title> and <desc> come first"
     for got_title, description, source, rights in [
         (title[1], title[2], re.search(r"<dc:source>([^<]*)<", svg)[1], re.search(r"<dc:rights>([^<]*)<", svg)[1]),
+        (dark_title[1], dark_title[2], re.search(r"<dc:source>([^<]*)<", dark)[1], re.search(r"<dc:rights>([^<]*)<", dark)[1]),
         (pdf.metadata["/Title"], pdf.metadata["/Subject"], pdf.metadata["/Source"], pdf.metadata["/Rights"]),
         (png.text["Title"], png.text["Description"], png.text["Source"], png.text["Copyright"]),
     ]:

@@ -9,12 +9,13 @@ import re
 
 import pytest
 
-from test_legibility import MULTIPLE_PT, shown_px, smallest_by_file
+from test_legibility import shown_px, smallest_by_file
 
 PAGES = ["one-head-blends/", "heads-side-by-side/", "what-it-costs/"]
 # words that tell a reader to work a control: in print there is none
 SLIDER_WORDS = re.compile(r"滑块|拖|slider|drag|step through|move the", re.I)
-A4_CONTENT_PX = 718  # 210 mm less Chromium's default print margins, at 96 px per inch
+A4_CONTENT_PX = 703  # 210 mm less the side margins of mha-print.css (12 mm each), at 96 px per inch
+PRINT_PT = 8  # the smallest figure text on paper (test_print_handouts.py measures it in the PDF too)
 MIN_FRAME_PX = 300  # two frames a row fill the column; three (about 230 px) are too small to read
 
 
@@ -65,9 +66,9 @@ def test_print_shows_every_frame_large_enough_and_labelled(printed, checked_fram
         assert all(fr["visible"] for fr in f["frames"]), f"{f['id']}: a frame is hidden in print"
         narrow = [round(fr["width"]) for fr in f["frames"] if fr["width"] < MIN_FRAME_PX]
         assert not narrow, f"{f['id']}: frames {narrow} px wide, under {MIN_FRAME_PX}"
-        # small multiples on paper: the narrow drawings, their smallest text at least 7 pt
+        # small multiples on paper: the narrow drawings, their smallest text at least 8 pt
         pt = [(fr["src"], shown_px(*smallest[fr["src"]][:2], fr["width"]) * 0.75) for fr in f["frames"]]
-        assert all(src.endswith(".narrow.svg") and size >= MULTIPLE_PT for src, size in pt), (f["id"], pt)
+        assert all(src.endswith(".narrow.svg") and size >= PRINT_PT for src, size in pt), (f["id"], pt)
         assert all(re.search(r".[：:] \S|.：\S", fr["label"]) for fr in f["frames"]), \
             f"{f['id']}: every frame is labelled with its control and value: {[fr['label'] for fr in f['frames']]}"
 

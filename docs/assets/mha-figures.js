@@ -93,11 +93,64 @@
     const figure = box.closest('figure');
     if (!figure) return;
     figure.querySelectorAll('.mha-downloads a.mha-dl').forEach((a) => {
-      const href = frame.dataset[a.dataset.fmt];
+      const href = frame.dataset[a.dataset.fmt] || frame.dataset[a.dataset.draw || ''];
       if (href) a.href = href;
       const name = frame.dataset[a.dataset.fmt + 'Name'];
       if (name) a.download = name;
+      if (a.dataset.draw) {
+        a.dataset.drawHref = frame.dataset[a.dataset.draw];
+        a.dataset.stampHref = frame.dataset.png;
+      }
     });
+  }
+
+  // A PNG link (data-draw) is drawn here from the frame's SVG, light or dark, data-width px wide (a
+  // full-width 1080p slide at 2x), so the site keeps no such file of every frame. The build's own
+  // PNG of the frame (what the link gets without script) lends its attribution: its iTXt chunks
+  // (figures/publish/stamp.py) are copied in whole, right after the header as there.
+  const fetched = (url, how) => fetch(url).then((r) => { if (!r.ok) throw new Error(url); return r[how](); });
+  const chunkEnd = (png, at) => at + 12 + new DataView(png.buffer, png.byteOffset).getUint32(at);
+  function textChunks(png) {
+    const out = [];
+    for (let at = 8; at + 12 <= png.length; at = chunkEnd(png, at)) {
+      if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === 'iTXt') out.push(png.subarray(at, chunkEnd(png, at)));
+    }
+    return out;
+  }
+  async function drawnPng(a) {
+    const [svg, stamped] = await Promise.all([fetched(a.dataset.drawHref, 'blob'), fetched(a.dataset.stampHref, 'arrayBuffer')]);
+    const img = new Image();
+    img.src = URL.createObjectURL(svg); // the page's own SVG, so the canvas stays readable
+    try {
+      await img.decode();
+      const width = parseInt(a.dataset.width, 10);
+      const canvas = el('canvas', { width, height: Math.round(width * img.naturalHeight / img.naturalWidth) });
+      canvas.getContext('2d').drawImage(img, 0, 0, canvas.width, canvas.height);
+      const blob = await new Promise((done) => canvas.toBlob(done, 'image/png'));
+      const png = new Uint8Array(await blob.arrayBuffer());
+      const header = chunkEnd(png, 8);
+      return new Blob([png.subarray(0, header), ...textChunks(new Uint8Array(stamped)), png.subarray(header)],
+        { type: 'image/png' });
+    } finally {
+      URL.revokeObjectURL(img.src);
+    }
+  }
+  const save = (href, name) => {
+    const a = el('a', { href, download: name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  };
+  function downloadPng(e) {
+    const a = e.target.closest('a.mha-dl[data-draw]');
+    if (!a || e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    drawnPng(a).then((blob) => {
+      const url = URL.createObjectURL(blob);
+      save(url, a.download);
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+    }, () => save(a.dataset.draw === 'svg' ? a.href : a.dataset.drawHref, // the build's PNG, or the dark SVG
+      a.dataset.draw === 'svg' ? a.download : a.download.replace(/png$/, 'svg')));
   }
 
   // "Copy link": the address the reader is on, with the figure's anchor (the link's href, "#fig-ID",
@@ -126,6 +179,9 @@
     if (!document.documentElement.dataset.mhaCopy) { // one listener, even if init runs twice
       document.documentElement.dataset.mhaCopy = '1';
       document.addEventListener('click', copyLink);
+      // opened from disk, a page may not read back a canvas it drew: the build's PNG, and no dark one
+      if (window.location.protocol === 'file:') document.documentElement.classList.add('mha-no-drawing');
+      else document.addEventListener('click', downloadPng);
     }
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);

@@ -68,6 +68,13 @@ def svg_size(head: bytes) -> tuple[int, int]:
     return tuple(round(float(m[i]) * (4 / 3 if m[i + 1] else 1)) for i in (1, 3))
 
 
+# The slate scheme's SVG of a frame, which the page shows in the dark scheme, is also the frame's
+# download for a dark slide, stamped like the others; it comes one frame at a time (no zip, no PDF
+# or PNG of its own: the page's script draws its PNG, mha-figures.js), so the site carries no
+# second copy of every frame for it.
+DARK = "dark.svg"
+
+
 def zip_path(fig_id: str, fmt: str) -> str:
     """Where a figure's all-frames zip lives below the figures folder, beside its frames' folder."""
     return f"{fig_id}-frames-{fmt}.zip"
@@ -149,13 +156,13 @@ def write_all(results, numbers: dict, write) -> None:
     figure's zips: `write(lang, path below figures/, bytes)`. The site build and the CLI both call this."""
     pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
     for r in results:
-        if r.fmt in VARIANTS:  # what the page shows in the slate scheme or on a phone: never a download
+        if r.fmt in VARIANTS and r.fmt != DARK:  # what the page shows on a phone: never a download
             write(r.lang, r.frame.path(r.fmt), r.data)
             continue
         a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
-        data = stamp(r.data, r.fmt, a)
+        data = stamp(r.data, "svg" if r.fmt == DARK else r.fmt, a)
         write(r.lang, r.frame.path(r.fmt), data)
-        if r.frame.slug is not None:
+        if r.frame.slug is not None and r.fmt != DARK:
             group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])
             group.append((r.frame, data))
             if len(group) == len(frames(r.frame.fig_id)):

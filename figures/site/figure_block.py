@@ -9,7 +9,7 @@ import posixpath
 from collections.abc import Callable
 
 
-from ..engine import registry, save
+from ..engine import registry
 from ..engine.render import FigureError, frames
 from ..kit.words import FIGURE_LABEL
 from ..publish import bundles, provenance
@@ -20,13 +20,13 @@ from . import cards
 
 
 WORDS = {
-    "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧",
+    "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧", "dark": "深色背景",
            "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
            "copy_frozen": "复制本版链接", "copy_latest": "复制最新版链接",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "credit": "转载署名：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
-    "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame",
+    "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame", "dark": "on dark",
            "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
            "copy_frozen": "Copy link (this version)", "copy_latest": "Copy link (latest)",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
@@ -82,6 +82,13 @@ def _frame_caption(text: str, repeats_label: bool) -> str:
 
 
 FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order offered: vector first
+# A frame's files as the page names them (the keys of a frame's data-* attributes, as the slider
+# script reads them: data-dark-svg is dataset.darkSvg): the site's path of each, and for a PNG the
+# SVG mha-figures.js draws it from, SLIDE_PX wide. The dark PNG exists only as drawn by the script.
+FILES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": bundles.DARK}
+DRAWN_FROM = {"png": "svg", "darkPng": "darkSvg"}
+SLIDE_PX = 3840  # a full-width 1080p slide at 2x; mha-figures.js reads it from data-width
+NAMES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": "dark.svg", "darkPng": "dark.png"}
 
 
 def _link(url: Callable[[str], str], path: str) -> str | None:
@@ -106,14 +113,16 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     a release (README, "Releases"), two links: the figure's frozen address in this release, and
     beside it its living one in the newest (`number`: the figure's FigureNumber, its page)."""
     words = WORDS[lang]
-    one = [f'<a class="mha-dl" data-fmt="{fmt}" href="{href}" '
-           f'download="{bundles.download_name(fig_id, lang, fmt, shown.slug)}">{FORMAT_LABELS[fmt]}</a>'
-           for fmt in FORMAT_LABELS if (href := _link(url, shown.path(fmt))) is not None]
+    one = [_download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt]) for fmt in FORMAT_LABELS]
+    one = [a for a in one if a]
+    dark = [a for a in (_download(fig_id, lang, url, shown, fmt, label)
+                        for fmt, label in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
     every = [f'<a href="{href}" download="{bundles.download_name(fig_id, lang, fmt, every_frame=True)}">'
              f'{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
              for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
              and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
+    parts += [f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark)] if len(dark) > 1 and parts else []
     parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
     if copy_link and IDENTITY.release and number is not None:
         frozen = figure_url(fig_id, lang, number)
@@ -123,6 +132,26 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
         parts.append(_copy(f"#fig-{fig_id}", words["copy"], lang))
     sep = ' <span class="mha-dl-sep">|</span> '
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
+
+
+def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str) -> str | None:
+    """A link that downloads the shown frame in one format (a key of NAMES), or None when its file
+    was not written. A PNG link also names the SVG the page's script draws it from, and the build's
+    PNG whose attribution it copies in (mha-figures.js): without script, the light PNG link gets
+    the build's PNG, and the dark one (the script's only) is hidden by the stylesheet."""
+    drawn_from = DRAWN_FROM.get(fmt)
+    href = _link(url, shown.path(FILES[drawn_from or fmt]))
+    stamped = _link(url, shown.path("png")) if drawn_from else None
+    if href is None or (drawn_from and stamped is None):
+        return None
+    if drawn_from and fmt == "png":
+        href, drawn = stamped, _link(url, shown.path(FILES[drawn_from]))
+    else:
+        drawn = href
+    extra = (f' data-draw="{drawn_from}" data-draw-href="{drawn}" data-stamp-href="{stamped}" data-width="{SLIDE_PX}"'
+             if drawn_from else "")
+    return (f'<a class="mha-dl" data-fmt="{fmt}" href="{href}"{extra} '
+            f'download="{bundles.download_name(fig_id, lang, NAMES[fmt], shown.slug)}">{label}</a>')
 
 
 def credit_html(fig_id: str, lang: str, home) -> str:
@@ -153,6 +182,11 @@ def provenance_html(fig_id: str, lang: str) -> str:
     if functions:
         body += f'{semicolon}{words["numbers_from"]} ' + names
     return f'<p class="mha-provenance">{words["provenance"]}{body}</p>'
+
+
+def _attr(key: str) -> str:
+    """The data-* attribute of a dataset key: "darkSvg" -> "dark-svg"."""
+    return "".join(f"-{c.lower()}" if c.isupper() else c for c in key)
 
 
 def _size_attrs(size: Callable[[str], tuple[int, int] | None] | None, path: str) -> str:
@@ -250,8 +284,9 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
             except Exception as e:
                 raise FigureError.caught(e, fig_id, lang, frame.slug, "give its readout") from e
         alt = alt_text + (f" ({label})" if label else "")
-        files = "".join(f' data-{fmt}="{href}" data-{fmt}-name="{bundles.download_name(fig_id, lang, fmt, frame.slug)}"'
-                        for fmt in save.FORMATS if (href := _link(url, frame.path(fmt))) is not None)
+        files = "".join(f' data-{_attr(fmt)}="{href}" data-{_attr(fmt)}-name="{bundles.download_name(fig_id, lang, NAMES[fmt], frame.slug)}"'
+                        for fmt in FILES if (href := _link(url, frame.path(FILES[fmt]))) is not None)
+        files += f' data-dark-png-name="{bundles.download_name(fig_id, lang, NAMES["darkPng"], frame.slug)}"'
         current = " is-current" if control and i == start_index else ""
         svg = url(frame.path("svg"))
         img = pictures(frame, alt, url, size, hidden=bool(control) and not current,

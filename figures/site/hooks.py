@@ -203,6 +203,7 @@ def on_page_content(html, page, config, files):
         raise PluginError(str(e)) from e
     mathml.plain_toc(page.toc)
     html = importlib.import_module("figures.site.answers").with_print_switch(html, _lang(config))
+    html = importlib.import_module("figures.site.urls").with_breakable_urls(html)
     title = PERMALINK_TITLE.get(_lang(config))
     return html.replace('title="Permanent link"', f'title="{title}"') if title else html
 
