@@ -384,3 +384,23 @@ def test_the_fonts_count_by_their_files_not_by_where_a_venv_put_them(tmp_path, m
     other.write_bytes(b"\0" * 100)  # another face under the same name
     monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(other))
     assert sources.environment() != before
+
+
+def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, monkeypatch):
+    """A file saved while a build draws (mkdocs serve): the frames could be either version's, under one
+    version's digest. Here the code's bytes read differently once the first frame is drawn."""
+    from figures.engine.sources import Sources
+    cache = FigureCache(tmp_path)
+    _, paths = render_module._tasks(["en"], ["width-slices"], ("svg",), cache)
+    edited = []
+    real_stamp, real_task = Sources.stamp, render_module._render_task
+    monkeypatch.setattr(Sources, "stamp", lambda self: real_stamp(self) + ("+edit" if edited else ""))
+    monkeypatch.setattr(render_module, "_render_task", lambda task: edited.append(task) or real_task(task))
+    render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
+    assert len(edited) == len(paths) > 1 and not any(p.exists() for p in paths)
+    assert _warnings(caplog) == [f"figure cache: the code changed while {len(paths)} files were drawn; they are "
+                                 "not kept (the next build draws them again)"]
+    edited.clear()
+    monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
+    render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
+    assert all(p.exists() for p in paths)

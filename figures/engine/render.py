@@ -15,10 +15,12 @@ from typing import Any, NamedTuple
 
 from . import pool, registry
 from .cache import FigureCache
+from .sources import Sources
 from .registry import FigureError
 from .save import KINDS, to_bytes, to_bytes_each
 from ..kit.words import LANGS
 from ..kit.style import narrow
+from mha_ref import store
 
 
 class Frame(NamedTuple):
@@ -298,18 +300,32 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
                formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False) -> int:
     """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
 
-    keep_going: leave out what fails (render_files reports it) instead of raising FigureError."""
+    keep_going: leave out what fails (render_files reports it) instead of raising FigureError.
+
+    Code edited while its frames are drawn (a file saved under `mkdocs serve` during a rebuild) could
+    leave frames of one version under the digest of the other: when the code's bytes differ after the
+    drawing from before the digests were read, the frames this call kept are dropped again, with a
+    warning, and drawn afresh by the next build."""
+    code = Sources().stamp()
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     preparing = _prepare(drawings, jobs)
+    kept = []
     with closing(render_many(drawings, jobs, keep_going)) as drawn:
         for (task, path), data in zip(missing, _each_format(drawings, drawn)):
             if isinstance(data, FigureError):
                 cache.failed(path, data)
             elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
                 break
+            else:
+                kept.append(path)
     pool.finish(preparing, pool.limit_from_env())
+    if kept and Sources().stamp() != code:
+        for path in kept:
+            path.unlink(missing_ok=True)
+        store.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
+                    "(the next build draws them again)")
     if missing:
         cache.prune()
     return len(drawings)
