@@ -62,13 +62,16 @@ def test_a_figure_without_frames_gets_no_controls(loaded):
 
 
 def test_the_download_links_follow_the_frame_shown(browser, served):
-    """The "this frame" links point at the frame the slider shows, and save it under its own name."""
+    """The "this frame" links point at the frame the slider shows (a PNG the page draws, at the SVG it is
+    drawn from), and save it under its own name."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(served + "en/one-head-blends/", wait_until="networkidle")
     slider = page.locator("#fig-blend-rows input[type=range]")
     links = """() => [...document.querySelectorAll('#fig-blend-rows a.mha-dl')].map(a => {
         const frame = document.querySelector('#fig-blend-rows .mha-frame.is-current');
-        return [a.getAttribute('href'), a.download, frame.dataset[a.dataset.fmt], frame.dataset[a.dataset.fmt + 'Name']];
+        // a PNG the page draws (data-draw) links the frame's SVG it is drawn from until it is clicked
+        return [a.getAttribute('href'), a.download, frame.dataset[a.dataset.fmt] || frame.dataset[a.dataset.draw],
+                frame.dataset[a.dataset.fmt + 'Name']];
     })"""
     seen = []
     for key in ("Home", "ArrowRight"):
