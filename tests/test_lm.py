@@ -324,16 +324,17 @@ def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
     assert any(f"trained weights {path} cannot be read" in r.getMessage() for r in caplog.records)
 
 
-def test_prepare_trains_every_seed_only_with_a_disk_cache(monkeypatch, tmp_path):
+def test_prepare_trains_and_measures_every_seed_only_with_a_disk_cache(monkeypatch, tmp_path):
+    from mha_ref.tiny import lm_heads
     calls = []
-    monkeypatch.setattr(lm_train, "trained", lambda seed: calls.append(seed))
+    monkeypatch.setattr(lm_heads, "seed_heads", lambda seed, through=None: calls.append((seed, through)))
     monkeypatch.setenv(store.CACHE_ENV, "0")
-    lm_train.prepare()
+    lm_heads.prepare()
     assert calls == []
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(store.UNWRITABLE_ENV, "")
-    lm_train.prepare()
-    assert calls == list(lm_train.SEEDS) and len(lm_train.SEEDS) >= 5
+    lm_heads.prepare()
+    assert calls == [(s, t) for s in lm_train.SEEDS for t in (None, lm_heads.HALF)] and len(lm_train.SEEDS) >= 5
 
 
 def test_the_digest_changes_with_the_configuration_and_seed():

@@ -245,7 +245,7 @@ def test_adam_moves_every_array_of_a_model():
 # training beside the figure pool
 # --------------------------------------------------------------------------------------------
 
-def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, monkeypatch):
+def test_a_figures_prepare_runs_in_its_own_process_before_the_frames_are_drawn(tmp_path, monkeypatch):
     import functools
     import types
     from figures.engine import registry, render
@@ -260,14 +260,17 @@ def test_a_figures_prepare_runs_in_its_own_process_beside_the_pool(tmp_path, mon
     monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "peak-dip" else real_get(fig_id))
     started = render._prepare(tasks, jobs=2)
     assert len(started) == 1  # one process for the one PREPARE, however many frames declare it
-    started[0].join(60)
-    assert started[0].exitcode == 0 and mark.is_file()
-    assert render._prepare(tasks, jobs=1) == []  # drawn one by one: nothing runs beside
+    # done before a frame is drawn: its time limit counts the drawing alone
+    assert not started[0].is_alive() and started[0].exitcode == 0 and mark.is_file()
+    mark.unlink()
+    assert len(render._prepare(tasks[:1], jobs=None)) == 1 and mark.is_file()  # one frame in the pool: the same
+    assert render._prepare(tasks, jobs=1) == []  # drawn one by one, with no time limit: the frame does the work
 
 
 def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatch):
     from figures.engine import registry, render
-    assert registry.get("seed-roles").PREPARE is lm_train.prepare
+    from mha_ref.tiny import lm_heads
+    assert registry.get("seed-roles").PREPARE is lm_heads.prepare
     asked = []
     monkeypatch.setattr(render, "_prepare", lambda tasks, jobs: asked.append(len(tasks)) or [])
     monkeypatch.setattr(registry.get("seed-roles"), "draw", registry.get("peak-dip").draw)  # the call, not the drawing

@@ -151,14 +151,18 @@ def _lost(task: tuple[Frame, str, Any], said: str, stack: list[tuple[str, int, s
                        trace)
 
 
+PREPARE_LIMITS = 20  # a PREPARE may take this many frames' time limits (cold, page 4's: about four minutes)
+
+
 def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
-    """Start the slow shared work that the figures about to be drawn declare (a figure module's
-    PREPARE, a function of no arguments: training the page-4 model), each in a process of its own
-    beside the pool. Otherwise the first worker to need it does it while the others, needing it
-    too, wait for it. A PREPARE keeps what it computes where the workers look for it (the trained
-    weights' disk cache); a worker that gets there first computes it itself, and the PREPARE then
-    finds it done."""
-    if len(tasks) <= 1 or min(jobs or cores(), len(tasks)) <= 1:
+    """Do the slow shared work that the figures about to be drawn declare (a figure module's PREPARE,
+    a function of no arguments: training and measuring page 4's model, minutes when nothing is kept),
+    each in a process of its own, and wait for it before anything is drawn: a frame's time limit then
+    counts its drawing, not that work, which the PREPARE keeps on disk where the frames read it
+    (stopped after PREPARE_LIMITS time limits, it leaves the frame to do the rest itself, and fail
+    as a frame that takes too long does). Drawn one by one here (jobs=1, with no time limit), a frame
+    does the work itself. The processes, finished."""
+    if jobs == 1 or not tasks:
         return []
     wanted = []
     for frame, *_ in tasks:
@@ -166,7 +170,10 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
         if fn is not None and fn not in wanted:
             wanted.append(fn)
     context = _start_method()
-    return [pool.beside(context, fn) for fn in wanted]
+    started = [pool.beside(context, fn) for fn in wanted]
+    limit = pool.limit_from_env()
+    pool.finish(started, None if limit is None else PREPARE_LIMITS * limit)
+    return started
 
 
 # Imported by a fork server before it forks the workers: third-party only, since our own modules

@@ -16,12 +16,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from mha_ref.tiny import importance as imp
-from mha_ref.tiny import lm_heads, lm_train
+from mha_ref.tiny import lm_heads
 
 from ..kit.style import INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
-PREPARE = lm_train.prepare  # training runs beside the pool (figures.engine.render._prepare)
+PREPARE = lm_heads.prepare  # every seed trained and measured before the frame is drawn (figures.engine.render._prepare)
 CONTROL = None
 ROLE_COLOURS = {"positional": "#56B4E9", "syntactic": "#E69F00", "rare": "#009E73"}
 ROLE_NAMES = {"positional": ("位置", "positional"), "syntactic": ("句法", "syntactic"), "rare": ("稀有词", "rare-word")}

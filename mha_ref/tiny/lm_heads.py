@@ -420,6 +420,18 @@ def quantities() -> dict[str, Callable[[], float | int]]:
     return q
 
 
+def prepare() -> None:
+    """Train every seed and measure its heads now (through every head, and through HALF as the
+    quantities read them), keeping all on disk, unless they are there already: what seed-roles'
+    PREPARE runs before its frame is drawn (figures.engine.render._prepare). With the disk cache off
+    there is nothing to keep."""
+    folder = cache_folder()
+    if folder is not None and store.cache_writable(folder):
+        for seed in lm_train.SEEDS:
+            seed_heads(seed)
+            seed_heads(seed, HALF)
+
+
 # --------------------------------------------------------------------------------------------
 # the table `python -m mha_ref.tiny.lm_heads` prints
 # --------------------------------------------------------------------------------------------

@@ -166,12 +166,3 @@ def trained(seed: int = 0, config: LMTrainConfig = CONFIG) -> TrainedLM:
 def held_out(config: LMTrainConfig = CONFIG) -> tuple[language.Sentence, ...]:
     """The sentences no seed trains on: what evaluations and head measures use."""
     return data(config)[1]
-
-
-def prepare() -> None:
-    """Train every seed now and keep the weights on disk, unless they are there already: what a figure's
-    PREPARE runs beside the drawing pool. With the disk cache off there is nothing to keep."""
-    folder = cache_folder()
-    if folder is not None and store.cache_writable(folder):
-        for seed in SEEDS:
-            trained(seed)
