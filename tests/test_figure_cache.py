@@ -358,30 +358,35 @@ def test_a_frame_drawn_in_this_process_is_found_again():
     assert run.stdout.split() == ["[True]", "[False]"], run.stderr
 
 
-def test_the_fonts_count_by_their_files_not_by_where_a_venv_put_them(tmp_path, monkeypatch):
-    """A fresh clone installs its own venv: the same fonts at other paths give the same digests (so the
-    machine's kept frames serve it); another font file does not."""
+def test_the_fonts_count_by_their_files_and_order_not_by_where_a_venv_put_them(tmp_path, monkeypatch):
+    """A fresh clone installs its own venv: the same fonts under another root, in the same order of paths,
+    give the same digest (so the machine's kept frames serve it); another font file, or the same fonts
+    in another order of paths (matplotlib's PDF writes its fonts in that order), give another."""
     import dataclasses
     import noto_cjk_sans_otc
     from matplotlib import font_manager
     from figures.engine import sources
     before = sources.environment()
-    noto = tmp_path / "noto" / Path(noto_cjk_sans_otc.FONT_PATH).name
-    noto.parent.mkdir()
-    noto.symlink_to(noto_cjk_sans_otc.FONT_PATH)
-    moved = []  # Noto among them once this process has drawn (kit.style.setup adds it)
-    for f in font_manager.fontManager.ttflist:
-        link = noto if Path(f.fname) == Path(noto_cjk_sans_otc.FONT_PATH) else tmp_path / str(len(moved)) / Path(f.fname).name
-        if not link.exists():
-            link.parent.mkdir()
-            link.symlink_to(f.fname)
-        moved.append(dataclasses.replace(f, fname=str(link)))
-    monkeypatch.setattr(font_manager.fontManager, "ttflist", moved)
-    monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(noto))
-    assert sources.environment() == before
-    other = tmp_path / "other" / noto.name
+    fonts, noto = font_manager.fontManager.ttflist, str(noto_cjk_sans_otc.FONT_PATH)
+
+    def moved(where):  # every font file (Noto too) linked at where(its path)
+        for path in {str(f.fname) for f in fonts} | {noto}:
+            link = where(path)
+            if not link.exists():
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(path)
+        monkeypatch.setattr(font_manager.fontManager, "ttflist", [dataclasses.replace(f, fname=str(where(f.fname)))
+                                                                 for f in fonts])
+        monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(where(noto)))
+        return sources.environment()
+
+    assert moved(lambda path: tmp_path / "same" / path.lstrip("/")) == before
+    rank = {path: i for i, path in enumerate(sorted({str(f.fname) for f in fonts} | {noto}, reverse=True))}
+    assert moved(lambda path: tmp_path / "reversed" / f"{rank[path]:04d}" / Path(path).name) != before
+    other = tmp_path / "other" / Path(noto).name
     other.parent.mkdir()
     other.write_bytes(b"\0" * 100)  # another face under the same name
+    moved(lambda path: tmp_path / "same" / path.lstrip("/"))
     monkeypatch.setattr(noto_cjk_sans_otc, "FONT_PATH", str(other))
     assert sources.environment() != before
 

@@ -29,14 +29,19 @@ NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine
 
 def environment() -> str:
     """The library versions and the fonts every frame depends on. A font counts by its file's name and
-    size and what matplotlib reads from it, not by where it lies: two checkouts with venvs of their own
-    (a fresh clone) give the same digests, so the frames one drew serve the other."""
+    size and what matplotlib reads from it, and by the order of the fonts' paths (which a PDF follows),
+    not by where they lie: two checkouts whose venvs sort the same against the system's fonts (two
+    fresh clones under /tmp) give the same digests, so the frames one drew serve the other."""
     # Noto apart: it counts by its package's version and file, and kit.style.setup() adds it to the list
     # only once a process draws, which must not change the digests of a process that drew a frame itself.
     known = sorted((_font_file(f.fname), f.name, f.style, f.weight, f.stretch, f.variant)
                    for f in font_manager.fontManager.ttflist if Path(f.fname) != Path(noto_cjk_sans_otc.FONT_PATH))
+    # matplotlib's PDF writes its fonts sorted by path: where the venv lies against the system's fonts
+    # (/tmp/... before /usr/share/fonts, /work/... after) orders the objects of every PDF
+    order = [_font_file(path) for path in sorted({str(f.fname) for f in font_manager.fontManager.ttflist}
+                                                 | {str(noto_cjk_sans_otc.FONT_PATH)})]
     parts = (sys.version_info[:2], matplotlib.__version__, np.__version__, ft2font.__freetype_version__,
-             metadata.version("noto-cjk-sans-otc"), _font_file(noto_cjk_sans_otc.FONT_PATH), known)
+             metadata.version("noto-cjk-sans-otc"), _font_file(noto_cjk_sans_otc.FONT_PATH), known, order)
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
