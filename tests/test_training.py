@@ -272,7 +272,7 @@ def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatc
     from mha_ref.tiny import lm_heads
     assert registry.get("seed-roles").PREPARE is lm_heads.prepare
     asked = []
-    monkeypatch.setattr(render, "_prepare", lambda tasks, jobs: asked.append(len(tasks)) or [])
+    monkeypatch.setattr(render, "_prepare", lambda tasks, jobs, wait=True: asked.append(len(tasks)) or [])
     monkeypatch.setattr(registry.get("seed-roles"), "draw", registry.get("peak-dip").draw)  # the call, not the drawing
     list(render.render_files(["en"], ["seed-roles"], ("svg",), None, 1))
     render.fill_cache(render.FigureCache(Path(tempfile.mkdtemp())), ["en"], ["seed-roles"], ("svg",), 1)

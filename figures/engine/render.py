@@ -154,26 +154,36 @@ def _lost(task: tuple[Frame, str, Any], said: str, stack: list[tuple[str, int, s
 PREPARE_LIMITS = 20  # a PREPARE may take this many frames' time limits (cold, page 4's: about four minutes)
 
 
-def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None) -> list:
-    """Do the slow shared work that the figures about to be drawn declare (a figure module's PREPARE,
-    a function of no arguments: training and measuring page 4's model, minutes when nothing is kept),
-    each in a process of its own, and wait for it before anything is drawn: a frame's time limit then
-    counts its drawing, not that work, which the PREPARE keeps on disk where the frames read it
-    (stopped after PREPARE_LIMITS time limits, it leaves the frame to do the rest itself, and fail
-    as a frame that takes too long does). Drawn one by one here (jobs=1, with no time limit), a frame
-    does the work itself. The processes, finished."""
+def _preparation(fig_id: str):
+    return getattr(registry.get(fig_id), "PREPARE", None)
+
+
+def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bool = True) -> list:
+    """Start the slow shared work that the figures about to be drawn declare (a figure module's
+    PREPARE, a function of no arguments: training and measuring page 4's model, minutes when nothing
+    is kept), each in a process of its own, and with `wait` wait for it (_await). Their frames are
+    drawn once it is done, so that a frame's time limit counts its drawing, not that work, which the
+    PREPARE keeps on disk where the frames read it; fill_cache draws the other figures meanwhile.
+    Drawn one by one here (jobs=1, with no time limit), a frame does the work itself. The processes."""
     if jobs == 1 or not tasks:
         return []
     wanted = []
     for frame, *_ in tasks:
-        fn = getattr(registry.get(frame.fig_id), "PREPARE", None)
+        fn = _preparation(frame.fig_id)
         if fn is not None and fn not in wanted:
             wanted.append(fn)
     context = _start_method()
     started = [pool.beside(context, fn) for fn in wanted]
+    if wait:
+        _await(started)
+    return started
+
+
+def _await(started: list) -> None:
+    """Wait for the PREPARE processes, each stopped after PREPARE_LIMITS time limits (a PREPARE stopped
+    leaves its frames to do the rest themselves, and fail as a frame that takes too long does)."""
     limit = pool.limit_from_env()
     pool.finish(started, None if limit is None else PREPARE_LIMITS * limit)
-    return started
 
 
 # Imported by a fork server before it forks the workers: third-party only, since our own modules
@@ -317,16 +327,25 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
-    preparing = _prepare(drawings, jobs)
-    kept = []
-    with closing(render_many(drawings, jobs, keep_going)) as drawn:
-        for (task, path), data in zip(missing, _each_format(drawings, drawn)):
-            if isinstance(data, FigureError):
-                cache.failed(path, data)
-            elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
-                break
-            else:
-                kept.append(path)
+    preparing = _prepare(drawings, jobs, wait=False)
+    # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
+    waiting = {frame.fig_id for frame, *_ in drawings if preparing and _preparation(frame.fig_id) is not None}
+    kept, full = [], False
+    for group in ([m for m in missing if m[0][0].fig_id not in waiting], [m for m in missing if m[0][0].fig_id in waiting]):
+        if full or not group:
+            continue
+        if group[0][0][0].fig_id in waiting:
+            _await(preparing)
+        group_drawings = _drawings(task for task, _ in group)
+        with closing(render_many(group_drawings, jobs, keep_going)) as drawn:
+            for (task, path), data in zip(group, _each_format(group_drawings, drawn)):
+                if isinstance(data, FigureError):
+                    cache.failed(path, data)
+                elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
+                    full = True
+                    break
+                else:
+                    kept.append(path)
     pool.finish(preparing, pool.limit_from_env())
     if kept and Sources().stamp() != code:
         for path in kept:
