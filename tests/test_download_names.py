@@ -13,8 +13,8 @@ from figures.kit.words import LANGS
 from figures.site import figure_block
 
 
-def _placed(fig_id: str, lang: str) -> BeautifulSoup:
-    html = figure_block.figure_html(fig_id, lang, 1, lambda path: f"../{lang}/figures/{path}", where="page.md")
+def _placed(fig_id: str, lang: str, number: str = "1") -> BeautifulSoup:
+    html = figure_block.figure_html(fig_id, lang, number, lambda path: f"../{lang}/figures/{path}", where="page.md")
     return BeautifulSoup(html, "html.parser")
 
 
@@ -38,10 +38,18 @@ def test_no_two_files_share_a_download_name():
     assert len(files) > len(registry.ORDER) * len(LANGS) * 5  # svg, pdf, png, dark svg, dark png
 
 
-def test_a_name_says_figure_frame_and_language():
-    block = _placed("blend-rows", "en")
-    names = [a["download"] for a in block.select("a.mha-dl")]
-    assert names and all(n.startswith("blend-rows-") and ".en." in n for n in names)
+def test_a_name_says_figure_number_id_frame_and_language():
+    block = _placed("blend-rows", "en", "3.2")
+    names = [a["download"] for a in block.select("a[download]")]  # this frame's, every frame's zips, the CSV
+    names += [v for k, v in block.select_one(".mha-frame").attrs.items() if k.endswith("-name")]  # the slider's
+    assert len(names) > 8 and all(n.startswith("fig-3.2-blend-rows-") or n == "fig-3.2-blend-rows.en.csv"
+                                  for n in names), names
+    assert all(".en." in n for n in names)
+    svg = block.select_one('a.mha-dl[data-fmt="svg"]')
+    frame = svg["href"].rsplit("/", 1)[1].removesuffix(".svg")  # the shown frame's file on the site
+    assert svg["download"] == f"fig-3.2-blend-rows-{frame}.en.svg"
+    # the URL keeps the id alone: a number changes when a figure is added before it, an id never
+    assert all("3.2" not in a["href"] for a in block.select("a[download]"))
 
 
 def test_a_dark_download_says_so_and_sits_beside_the_light_one():

@@ -80,13 +80,18 @@ def zip_path(fig_id: str, fmt: str) -> str:
     return f"{fig_id}-frames-{fmt}.zip"
 
 
-def download_name(fig_id: str, lang: str, fmt: str, slug: str | None = None, every_frame: bool = False) -> str:
+def download_name(fig_id: str, lang: str, fmt: str, slug: str | None = None, every_frame: bool = False,
+                  number: str | None = None) -> str:
     """The file name a download is saved under: unique across figures, frames and languages, so
     that a lecturer's downloads folder never has one overwrite another (the paths on the site name
-    a frame within its figure's folder only, and are shared by the two languages)."""
+    a frame within its figure's folder only, and are shared by the two languages). `number`, the
+    figure's number as its page prints it ("3.2"), leads the name, so that a folder lists the
+    files in the site's order and a file says which figure of the notes it is: the name is only
+    the saved file's (the link's `download`); the URL keeps the id alone, which never changes."""
+    lead = f"fig-{number}-" if number else ""
     if every_frame:
-        return f"{fig_id}-frames.{lang}.{fmt}.zip"
-    return f"{fig_id}{'-' + slug if slug else ''}.{lang}.{fmt}"
+        return f"{lead}{fig_id}-frames.{lang}.{fmt}.zip"
+    return f"{lead}{fig_id}{'-' + slug if slug else ''}.{lang}.{fmt}"
 
 
 def csv_path(fig_id: str) -> str:

@@ -105,19 +105,21 @@ def _copy(href: str, label: str, lang: str, address: str = "") -> str:
     return f'<a class="mha-copy-link" href="{href}"{data} data-label-copied="{WORDS[lang]["copied"]}">{label}</a>'
 
 
-def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, copy_link: bool, number=None) -> str:
+def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, copy_link: bool, number=None,
+                   label: str | None = None) -> str:
     """The download row: the shown frame in each format (the slider script follows the frame),
     every frame as one zip per format, and (`copy_link`, a figure placed on its page) a link that
     copies the figure's address. That link is the figure's anchor: mha-figures.js copies it resolved
     against the address the reader is on, which is right on any host, where site_url may not be. In
     a release (README, "Releases"), two links: the figure's frozen address in this release, and
-    beside it its living one in the newest (`number`: the figure's FigureNumber, its page)."""
+    beside it its living one in the newest (`number`: the figure's FigureNumber, its page). `label`,
+    the figure's number as printed, leads each saved file's name (bundles.download_name)."""
     words = WORDS[lang]
-    one = [_download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt]) for fmt in FORMAT_LABELS]
+    one = [_download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt], label) for fmt in FORMAT_LABELS]
     one = [a for a in one if a]
-    dark = [a for a in (_download(fig_id, lang, url, shown, fmt, label)
-                        for fmt, label in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
-    every = [f'<a href="{href}" download="{bundles.download_name(fig_id, lang, fmt, every_frame=True)}">'
+    dark = [a for a in (_download(fig_id, lang, url, shown, fmt, text, label)
+                        for fmt, text in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
+    every = [f'<a href="{href}" download="{bundles.download_name(fig_id, lang, fmt, every_frame=True, number=label)}">'
              f'{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
              for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
              and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
@@ -134,7 +136,8 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
 
 
-def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str) -> str | None:
+def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str,
+              number: str | None = None) -> str | None:
     """A link that downloads the shown frame in one format (a key of NAMES), or None when its file
     was not written. A PNG link also names the SVG the page's script draws it from, and the build's
     PNG whose attribution it copies in (mha-figures.js): without script, the light PNG link gets
@@ -151,7 +154,7 @@ def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str
     extra = (f' data-draw="{drawn_from}" data-draw-href="{drawn}" data-stamp-href="{stamped}" data-width="{SLIDE_PX}"'
              if drawn_from else "")
     return (f'<a class="mha-dl" data-fmt="{fmt}" href="{href}"{extra} '
-            f'download="{bundles.download_name(fig_id, lang, NAMES[fmt], shown.slug)}">{label}</a>')
+            f'download="{bundles.download_name(fig_id, lang, NAMES[fmt], shown.slug, number=number)}">{label}</a>')
 
 
 def credit_html(fig_id: str, lang: str, home) -> str:
@@ -223,7 +226,7 @@ def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = Fa
     return "".join(out)
 
 
-def data_html(mod, lang: str, csv_href: str | None = None) -> str:
+def data_html(mod, lang: str, csv_href: str | None = None, number: str | None = None) -> str:
     """The numbers a figure draws, every frame's, as a table folded under it: a way in for a
     screen reader, and numbers a lecturer can copy. Only for a figure module with data(lang),
     which gives (column heads, rows of cell texts); computed by mha_ref like the drawing. With
@@ -236,7 +239,7 @@ def data_html(mod, lang: str, csv_href: str | None = None) -> str:
     except bundles.DataTableError as e:
         raise MarkupError(str(e)) from e
     cell = html.escape
-    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download="{bundles.download_name(fig_id, lang, "csv")}">'
+    link = (f'<p class="mha-data-csv"><a href="{cell(csv_href)}" download="{bundles.download_name(fig_id, lang, "csv", number=number)}">'
             f'{WORDS[lang]["csv"]}</a></p>\n' if csv_href else "")
     # a bare <table>: Material's script wraps it to scroll sideways, as it does the page's own tables
     return (f'<details class="mha-data"><summary>{WORDS[lang]["data"]}</summary>\n<table>\n<thead><tr>'
@@ -284,9 +287,9 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
             except Exception as e:
                 raise FigureError.caught(e, fig_id, lang, frame.slug, "give its readout") from e
         alt = alt_text + (f" ({label})" if label else "")
-        files = "".join(f' data-{_attr(fmt)}="{href}" data-{_attr(fmt)}-name="{bundles.download_name(fig_id, lang, NAMES[fmt], frame.slug)}"'
+        files = "".join(f' data-{_attr(fmt)}="{href}" data-{_attr(fmt)}-name="{bundles.download_name(fig_id, lang, NAMES[fmt], frame.slug, number=str(number))}"'
                         for fmt in FILES if (href := _link(url, frame.path(FILES[fmt]))) is not None)
-        files += f' data-dark-png-name="{bundles.download_name(fig_id, lang, NAMES["darkPng"], frame.slug)}"'
+        files += f' data-dark-png-name="{bundles.download_name(fig_id, lang, NAMES["darkPng"], frame.slug, number=str(number))}"'
         current = " is-current" if control and i == start_index else ""
         svg = url(frame.path("svg"))
         img = pictures(frame, alt, url, size, hidden=bool(control) and not current,
@@ -315,9 +318,10 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
         + ('<div class="mha-controls"></div>\n' if control and len(parts) > 1 else "")
         + f'<div class="mha-frames"{attrs}>\n' + "\n".join(parts) + "\n</div>\n"
         f'<figcaption markdown="span">{number_markup}{"" if number_markup.endswith("）") else " "}{cap}</figcaption>\n'
-        + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)))
+        + data_html(mod, lang, _link(url, bundles.csv_path(fig_id)), str(number))
         # each block on a line of its own: Markdown would wrap a second one on the line in a <p>
-        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True, number=home) + "\n"
+        + downloads_html(fig_id, lang, url, frames(fig_id)[start_index], copy_link=True, number=home,
+                         label=str(number)) + "\n"
         + credit_html(fig_id, lang, home) + "\n"
         + provenance_html(fig_id, lang) + "\n"
         '</figure>'
