@@ -272,9 +272,15 @@ def plain_seed(seed):
         return seen[key]
     rng = np.random.default_rng(seed)
     randoms = [list(rng.permutation(8)) for _ in range(lm_heads.RANDOM_ORDERS)]
+    # the losses at the steps the quantities read (half the heads masked, and LATE): every step of
+    # every order is checked on the tiny model above (test_random_orders_are_...), and a seed's 20
+    # orders at all 9 steps would be about 100 evaluations of the model, most of this recount's time
     return {"heads": heads, "order": order, "rare_sentences": rare_sentences,
-            "loss": [evaluate(order[:k]).loss for k in range(9)], "accuracy": evaluate([]).accuracy,
-            "random_loss": [[evaluate(o[:k]).loss for k in range(9)] for o in randoms]}
+            "loss": {k: evaluate(order[:k]).loss for k in STEPS}, "accuracy": evaluate([]).accuracy,
+            "random_loss": [{k: evaluate(o[:k]).loss for k in STEPS} for o in randoms]}
+
+
+STEPS = (4, 6)  # heads masked where the quantities read the curves: lm.half and lm.late (asserted below)
 
 
 @pytest.fixture(scope="module")
@@ -339,6 +345,7 @@ def test_every_quantity_over_seeds_agrees_with_a_plain_recount(recounted):
             expected[f"lm.apart_heads.{r}.layer{layer}"] = sum(r in h["apart"] for s in seeds for h in s["heads"]
                                                                if h["layer"] == layer)
         expected[f"lm.apart_heads.{r}"] = sum(r in h["apart"] for s in seeds for h in s["heads"])
+    assert (quantities.value("lm.half"), quantities.value("lm.late")) == STEPS
     recounted_names = {n for n in quantities.QUANTITIES if n.startswith("lm.")} - CONFIGURATION
     assert recounted_names == set(expected)
     for name, value in expected.items():
