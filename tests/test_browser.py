@@ -78,7 +78,7 @@ def test_the_download_links_follow_the_frame_shown(browser, served):
         slider.focus()
         page.keyboard.press(key)
         got = page.evaluate(links)
-        assert got and all(href == want_href and name == want_name and name.startswith("blend-rows-") and ".en." in name
+        assert got and all(href == want_href and name == want_name and re.match(r"fig-\d+(\.\d+)*-blend-rows-", name) and ".en." in name
                            for href, name, want_href, want_name in got), got
         seen.append(got)
     assert seen[0] != seen[1]  # another frame, other files, other names

@@ -5,12 +5,14 @@ phone that scrolls inside the column with a shadow at the edge that hides more o
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fontTools.ttLib import TTFont
 
 from figures.site import mathfont, offline
 from test_site_offline import fake_config, npm  # noqa: F401  (npm: the fake npm fixture)
@@ -48,14 +50,44 @@ def test_without_npm_the_build_says_so_in_one_warning_and_goes_on(monkeypatch, t
                                           "to the reader's fonts: needs npm once")
 
 
-def test_the_built_site_serves_the_font_its_stylesheet_names(site):
+def test_the_characters_are_read_from_every_pages_maths_and_only_there(tmp_path):
+    (tmp_path / "en" / "p").mkdir(parents=True)
+    (tmp_path / "index.html").write_text('<p>Σ outside</p><math display="block"><mo>&#x2211;</mo><mi>ξ</mi></math>')
+    (tmp_path / "en" / "p" / "index.html").write_text('<math><mo>&lt;</mo><mi mathvariant="normal">ℝ</mi></math>'
+                                                      '<math\n><mo>⇔</mo></math>')
+    used = mathfont.used_characters(tmp_path)
+    assert used - mathfont.BASE == {ord(c) for c in "∑ξℝ⇔"}  # "<" is ASCII; Σ stands outside the maths
+    assert {ord("x"), 0x1D465, 0x210E} <= mathfont.BASE  # x, and the italic x and h a browser draws for <mi>x</mi>
+
+
+def test_the_built_site_serves_the_font_cut_to_its_maths(site):
     css = (site / "assets" / "mha-figures.css").read_text()
     [url] = re.findall(r'font-family: "STIX Two Math";\s*src: url\("([^"]+)"\) format\("woff2"\)', css)
-    font = (site / "assets" / url)
-    assert font.read_bytes()[:4] == b"wOF2"
-    assert font.stat().st_size > 100_000  # the whole face, not a stub
+    served = (site / "assets" / url).read_bytes()
+    whole = offline.npm_file(mathfont.PACKAGE, mathfont.FILES["assets/vendor/stix-two-math.woff2"]).read_bytes()
+    assert served[:4] == b"wOF2" and len(served) < len(whole) / 5
+    font = TTFont(io.BytesIO(served))
+    # every character the maths uses that the whole font has (位置 in a formula is left to the text font)
+    has = set(TTFont(io.BytesIO(whole)).getBestCmap())
+    assert set(font.getBestCmap()) >= mathfont.used_characters(site) & has
+    # the MATH table, and the larger sums it offers a display formula, cut with the font
+    variants = font["MATH"].table.MathVariants
+    sums = {v.VariantGlyph for c, g in zip(variants.VertGlyphCoverage.glyphs, variants.VertGlyphConstruction)
+            if c == font.getBestCmap()[0x2211] for v in g.MathGlyphVariantRecord}
+    assert len(sums) > 1 and sums <= set(font.getGlyphOrder())
     assert "Open Font License" in (site / "assets" / "vendor" / "stix-two-math.LICENSE.txt").read_text()
     assert re.search(r'math\s*\{\s*font-family: "STIX Two Math", math;', css)
+
+
+def test_a_page_with_maths_preloads_the_font_and_one_without_does_not(site):
+    preload = re.compile(r'<link rel="preload" href="([^"]+stix-two-math\.woff2)" as="font" type="font/woff2" crossorigin>')
+    for page in ("what-it-costs/index.html", "en/what-it-costs/index.html"):
+        html = (site / page).read_text()
+        [href] = preload.findall(html)
+        assert "<math" in html and (site / page).parent.joinpath(href).resolve() == (site / "assets/vendor/stix-two-math.woff2").resolve()
+    pages = {p: p.read_text() for p in site.rglob("*.html")}  # the 404 pages hold no maths
+    assert {bool(preload.search(html)) for html in pages.values()} == {True, False}
+    assert all(bool(preload.search(html)) == ("<math" in html) for html in pages.values())
 
 
 # Each display sign's height over the font size, and each pair of brackets around a fraction: what

@@ -276,6 +276,7 @@ def on_post_build(config):
         Path(config.site_dir), [lang.locale for lang in i18n.config.languages], i18n.default_language,
         importlib.import_module("figures.site.offline").wanted())
     if not i18n.building:  # the last call: every language is built, the site's files are final
+        importlib.import_module("figures.site.mathfont").cut_to_pages(Path(config.site_dir))
         offline = importlib.import_module("figures.site.offline").wanted()
         reading = importlib.import_module("figures.site.offline_reading")
         reading.add_zip(Path(config.site_dir), config.extra.get("mha_offline_zip"))
