@@ -276,6 +276,7 @@ class _Module:
             if isinstance(n, defs):
                 self.defs.setdefault(n.name, ast.Module(body=[], type_ignores=[])).body.append(n)
         self.top = ast.Module(body=[n for n in self.tree.body if not isinstance(n, defs)], type_ignores=[])
+        self.digests: dict[str | None, str] = {}  # part ("*", None or a def's name) -> its digest
         self.imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
@@ -292,6 +293,19 @@ class _Module:
         package = self.name.split(".") if self.is_package else self.name.split(".")[:-1]
         package = package[:len(package) - (level - 1)]
         return ".".join(package + ([module] if module else []))
+
+
+_PARSED: dict[tuple, _Module] = {}  # (name, path, source) -> the module parsed: once per process, not per CodeReach
+
+
+def _parsed(name: str, path: Path) -> _Module:
+    """The module at `path` parsed, or the parse of the same source that this process made before: a
+    build makes a CodeReach for each figure's digest, and each would otherwise parse the modules and
+    write out their syntax trees again."""
+    key = (name, str(path), hashlib.sha256(path.read_bytes()).digest())
+    if key not in _PARSED:
+        _PARSED[key] = _Module(name, path)
+    return _PARSED[key]
 
 
 class CodeReach:
@@ -313,7 +327,7 @@ class CodeReach:
         if name not in self._modules:
             base = self.root.joinpath(*name.split("."))
             paths = [p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()]
-            self._modules[name] = _Module(name, paths[0]) if paths else None
+            self._modules[name] = _parsed(name, paths[0]) if paths else None
         return self._modules[name]
 
     def _module_unit(self, name: str) -> Unit | None:
@@ -378,8 +392,9 @@ class CodeReach:
                 for target in {mod.imports[a.asname or a.name.split(".")[0]] for a in stmt.names if a.name != "*"}:
                     module = ".".join(filter(None, target))
                     refs |= {self._module_unit(module if self.module(module) else target[0])} - {None}
-        digest = hashlib.sha256(ast.dump(node).encode()).hexdigest()
-        return digest, frozenset(refs - {unit, None})
+        if part not in mod.digests:  # a node's text is the module's (cached with it), whatever reads it
+            mod.digests[part] = hashlib.sha256(ast.dump(node).encode()).hexdigest()
+        return mod.digests[part], frozenset(refs - {unit, None})
 
     def reached(self, *start: Unit) -> dict[Unit, str]:
         """Every unit reached from the `start` units, with its own digest."""
