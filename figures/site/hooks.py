@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,14 +137,37 @@ def on_files(files, config):
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
+    files = _add_cards(files, config, lang, default)
     if lang == default:
         return files
     for f in files:
         if getattr(f, "generated_by", None) == "mkdocs-gen-files" and not f.is_documentation_page():
-            f.dest_uri = posixpath.join(lang, f.dest_uri)
-            f.url = f._get_url()
-            f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
+            _under(lang, f, config)
     return files
+
+
+def _add_cards(files, config, lang: str, default: str):
+    """The glossary as cards (figures/publish/flashcards.py), this language's, under its root's
+    downloads/: the glossary page links them as docs/downloads/glossary-cards.<lang>.<fmt>."""
+    flashcards = importlib.import_module("figures.publish.flashcards")
+    attribution = importlib.import_module("figures.publish.attribution")
+    try:
+        made = flashcards.files(Path(config.docs_dir), lang, attribution.page_url("index.md", lang))
+    except flashcards.GlossaryError as e:
+        raise PluginError(str(e)) from None
+    for path, data in made.items():
+        f = File.generated(config, path, content=data)
+        if lang != default:  # its file under en/, where the English glossary's link leads
+            _under(lang, f, config)
+        files.append(f)
+    return files
+
+
+def _under(lang: str, f, config) -> None:
+    """Move a generated file of the `lang` build under its language's folder."""
+    f.dest_uri = posixpath.join(lang, f.dest_uri)
+    f.url = f._get_url()
+    f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
 
 
 def on_page_markdown(markdown, page, config, files):
