@@ -4,6 +4,7 @@ Skipped where no Chromium is installed (it is a system package: `apt-get install
 under CI, where that fails (conftest's `chromium`).
 """
 
+import re
 import subprocess
 import tempfile
 

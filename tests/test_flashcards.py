@@ -12,6 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from figures.publish import flashcards
+from figures.publish.identity import IDENTITY
 
 SITE = "https://example.org/mha/en/"
 SMALL = """# Glossary {#glossary}
@@ -102,6 +103,9 @@ def test_every_glossary_entry_of_the_built_site_is_a_card_and_no_card_is_stale(s
     notes = _notes(files["apkg"].read_bytes())
     assert [fields[0] for _, fields in notes] == [r[1] for r in rows]
     # each card's links lead to its entry and to a page of the site, in this language
+    here = IDENTITY.site_url + root
     for r in rows:
-        assert r[5].endswith(f"/{root}glossary/#{r[0]}")
-        assert r[6] and (site / root / r[6].split(f"/{root}", 1)[1].split("#")[0] / "index.html").exists()
+        assert r[5] == f"{here}glossary/#{r[0]}"
+        page, _, anchor = r[6].removeprefix(here).partition("#")
+        html = (site / root / page / "index.html").read_text(encoding="utf-8")
+        assert r[6].startswith(here) and f'id="{anchor}"' in html, r
