@@ -466,10 +466,21 @@ def test_multiply_adds_accepts_numpy_integer_n():
 
 # --- the figures CLI (python -m figures) ------------------------------------------------------
 
-def _cli(out: str, cwd: Path, *more: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "figures", "--out", out, "--only", "peak-dip", *more],
-                          cwd=cwd, env=env, capture_output=True, text=True)
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """cli(out, cwd, *more): `python -m figures --out OUT --only peak-dip ...` run from the folder cwd,
+    in this process (figures/__main__.py's main, which `python -m figures` runs; a process of its
+    own would spend two seconds importing before it refuses): its exit status and stderr."""
+    def run(out: str, cwd: Path, *more: str) -> subprocess.CompletedProcess:
+        monkeypatch.chdir(cwd)
+        argv = ["--out", out, "--only", "peak-dip", *more]
+        capsys.readouterr()
+        try:
+            status = figures_cli(argv)
+        except SystemExit as e:  # argparse's own refusals
+            status = e.code
+        return subprocess.CompletedProcess(argv, status, "", capsys.readouterr().err)
+    return run
 
 
 def _refused_in_one_line(run: subprocess.CompletedProcess, *words: str) -> None:
@@ -480,39 +491,39 @@ def _refused_in_one_line(run: subprocess.CompletedProcess, *words: str) -> None:
         assert word in run.stderr, run.stderr
 
 
-def test_cli_out_that_is_a_file(tmp_path):
+def test_cli_out_that_is_a_file(tmp_path, cli):
     (tmp_path / "notes.txt").write_text("mine")
-    _refused_in_one_line(_cli("notes.txt", tmp_path), "notes.txt", "is a file")
-    _refused_in_one_line(_cli("notes.txt/figs", tmp_path), "notes.txt/figs", "cannot create")
+    _refused_in_one_line(cli("notes.txt", tmp_path), "notes.txt", "is a file")
+    _refused_in_one_line(cli("notes.txt/figs", tmp_path), "notes.txt/figs", "cannot create")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
-def test_cli_out_that_cannot_be_created():
+def test_cli_out_that_cannot_be_created(cli):
     # /proc refuses new folders even to root, so this holds whoever runs the suite
-    _refused_in_one_line(_cli("/proc/mha-figures-test", ROOT), "/proc/mha-figures-test", "cannot create")
+    _refused_in_one_line(cli("/proc/mha-figures-test", ROOT), "/proc/mha-figures-test", "cannot create")
 
 
-def test_cli_out_not_writable(tmp_path):
+def test_cli_out_not_writable(tmp_path, cli):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
     try:
         if os.access(locked, os.W_OK):
             pytest.skip("this user (root) may write into a read-only folder")
-        _refused_in_one_line(_cli(str(locked), tmp_path), "locked", "not writable")
+        _refused_in_one_line(cli(str(locked), tmp_path), "locked", "not writable")
     finally:
         locked.chmod(0o755)
 
 
-def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path):
-    _refused_in_one_line(_cli("", tmp_path), "--out", "empty")
-    _refused_in_one_line(_cli("  ", tmp_path), "--out", "empty")
+def test_cli_empty_out_writes_nothing_into_the_current_folder(tmp_path, cli):
+    _refused_in_one_line(cli("", tmp_path), "--out", "empty")
+    _refused_in_one_line(cli("  ", tmp_path), "--out", "empty")
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("out", ["/", "//", "/tmp/.."])
-def test_cli_out_that_is_the_root_of_the_file_system(tmp_path, out):
-    _refused_in_one_line(_cli(out, tmp_path), f"--out {out!r} is the root of the file system")
+def test_cli_out_that_is_the_root_of_the_file_system(tmp_path, out, cli):
+    _refused_in_one_line(cli(out, tmp_path), f"--out {out!r} is the root of the file system")
     assert not Path("/zh").exists() and not Path("/en").exists()
 
 
