@@ -44,6 +44,8 @@ for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloa
     with mkdocs_gen_files.open(f"figures/{path.relative_to(src).as_posix()}", "wb") as f:
         f.write(path.read_bytes())
 '''
+# Not ours: what the bare floor's configuration leaves out of mkdocs.yml (with everything indented under it)
+OURS = ("hooks:", "- gen-files:", "- mike:", "- offline:", "custom_dir:", "strict:")
 DOWNLOADS_GOAL = 1.5  # the cold build with downloads, in cold builds without them
 # (case, file, text before, text after, the most this case may take, in floors)
 EDITS = [
@@ -52,16 +54,36 @@ EDITS = [
      "    q, k = query_and_keys(d_k)\n    d_k = int(d_k)\n", None),
     ("mha_ref comments only", "mha_ref/attention.py", "import numpy as np\n",
      "import numpy as np  # a comment\n", 1.2),
+    ("one page's prose edited", "docs/one-head-blends.en.md", "\n## ", "\nOne more sentence of prose.\n\n## ", 1.2),
 ]
+BARE_GOALS = {"warm": 3.0, "one page's prose edited": 3.0, "one figure edited": 4.0}  # in bare floors
 
 
-def build(repo: Path, config: str = "mkdocs.yml", **env: str) -> tuple[float, float, int | None]:
-    """Seconds a strict build of `repo` takes, on the clock and in CPU time (every process it ran,
+def bare_config(text: str) -> str:
+    """mkdocs.yml without what this site adds to MkDocs, Material and static-i18n (OURS: the hooks,
+    gen-files' figures, mike, the offline plugin, the theme's overrides, strict): the same pages,
+    languages, search and Markdown extensions, the constructs left as text."""
+    out, skip = [], None
+    for line in text.splitlines(keepends=True):
+        indent = len(line) - len(line.lstrip())
+        if skip is not None and (not line.strip() or indent > skip):
+            continue
+        skip = None
+        if line.strip().startswith(OURS):
+            skip = indent
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def build(repo: Path, config: str = "mkdocs.yml", strict: bool = True, **env: str) -> tuple[float, float, int | None]:
+    """Seconds a build of `repo` (strict unless told) takes, on the clock and in CPU time (every process it ran,
     which other work on the machine does not inflate), and the frames it drew (None: not reported)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"),
                TMPDIR=str(repo.parent / "tmp"), **env)  # mkdocs' temporary folders go with ours, even if it is killed
     start, cpu = time.perf_counter(), _children_cpu()
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(repo / "site")],
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), "-f", config,
+                          "-d", str(repo / ("site" if strict else "site-bare"))],
                          cwd=repo, env=env, capture_output=True, text=True)
     seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if run.returncode != 0:
@@ -132,7 +154,7 @@ def _run() -> int:
     with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
         (Path(tmp) / "tmp").mkdir()
         repo = copy_checkout(Path(tmp) / "repo")
-        print(f"bench: building a copy of {ROOT} in {tmp}, nine times ...", flush=True)
+        print(f"bench: building a copy of {ROOT} in {tmp}, thirteen times ...", flush=True)
         rows.append(("cold, no downloads", *build(repo, MHA_DOWNLOADS="0"), 4.0))
         shutil.rmtree(repo / ".cache" / "figures")  # cold again
         rows.append(("cold with downloads", *build(repo), 4.0))
@@ -145,19 +167,30 @@ def _run() -> int:
         (repo / "mkdocs-floor.yml").write_text(config.replace(GEN_SCRIPT, "bench_floor.py"), encoding="utf-8")
         floors = [build(repo, "mkdocs-floor.yml", BENCH_FIGURES=str(Path(tmp) / "figures"))[:2] for _ in range(3)]
         floor, floor_cpu = (statistics.median(f[i] for f in floors) for i in (0, 1))
+        # the bare floor: MkDocs, Material and static-i18n alone on the same pages, nothing of ours
+        (repo / "mkdocs-bare.yml").write_text(bare_config(config), encoding="utf-8")
+        bares = [build(repo, "mkdocs-bare.yml", strict=False)[:2] for _ in range(3)]
+        bare, bare_cpu = (statistics.median(f[i] for f in bares) for i in (0, 1))
         for case, rel, old, new, goal in EDITS:
             edit(repo / rel, old, new)
             rows.append((case, *build(repo), goal))
-    print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13} {'cpu s':>7} {'x floor':>8}")
-    print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13} {floor_cpu:7.2f} {1:8.2f}")
+    print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13} {'cpu s':>7} {'x floor':>8}"
+          f" {'x bare':>7} {'goal':>7}")
+    print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13} {floor_cpu:7.2f} {1:8.2f}"
+          f" {floor / bare:7.2f}")
+    print(f"{'bare floor (median of 3)':<30} {bare:8.2f} {bare / floor:8.2f} {'':>7} {'-':>13} {bare_cpu:7.2f}"
+          f" {bare_cpu / floor_cpu:8.2f} {1:7.2f}")
     for case, seconds, cpu, drawn, goal in rows:
+        bare_goal = BARE_GOALS.get(case)
         print(f"{case:<30} {seconds:8.2f} {seconds / floor:8.2f} {f'<= {goal}' if goal else '':>7} "
-              f"{'?' if drawn is None else drawn:>13} {cpu:7.2f} {cpu / floor_cpu:8.2f}")
+              f"{'?' if drawn is None else drawn:>13} {cpu:7.2f} {cpu / floor_cpu:8.2f} {seconds / bare:7.2f}"
+              f" {f'<= {bare_goal}' if bare_goal else '':>7}")
     (_, plain, plain_cpu, *_), (_, full, full_cpu, *_) = rows[:2]
     print(f"downloads: the cold build with them takes {full / plain:.2f}x the one without "
           f"({full_cpu / plain_cpu:.2f}x in cpu time); goal <= {DOWNLOADS_GOAL}")
     print(variant_costs())
-    print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; {os.cpu_count()} cores; "
+    print(f"floor runs: {', '.join(f'{s:.2f}' for s, _ in floors)} s; bare floor runs: "
+          f"{', '.join(f'{s:.2f}' for s, _ in bares)} s; {os.cpu_count()} cores; "
           f"load average at the start: {load:.2f}")
     return 0
 
