@@ -94,12 +94,13 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: "checked_frames" in item.fixturenames)
     if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
         # several processes, each given a module at a time: the modules that wait longest (a server's
-        # rebuilds, the browser) first, so that the rest fills the time around them, not after them
-        waits = {}
+        # rebuilds, the browser, the slow recounts) first, so that the rest fills the time around
+        # them, not after them
+        waits, ranks = {}, ("serve", "browser", "build", "slow")
         for item in items:
             module = item.nodeid.split("::")[0]
-            waits[module] = min(waits.get(module, 3), next((rank for rank, m in enumerate(("serve", "browser", "build"))
-                                                           if item.get_closest_marker(m)), 3))
+            waits[module] = min(waits.get(module, len(ranks)),
+                                next((rank for rank, m in enumerate(ranks) if item.get_closest_marker(m)), len(ranks)))
         items.sort(key=lambda item: waits[item.nodeid.split("::")[0]])
     config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
     if any("checked_frames" in item.fixturenames for item in items):
