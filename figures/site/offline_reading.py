@@ -74,6 +74,9 @@ def configure(config, offline: bool, serving: bool) -> None:
     and offer the zip MHA_OFFLINE_ZIP names (extra.mha_offline_zip), checked once here; the
     offline copy offers no zip of itself."""
     config.extra["mha_worker"] = not (offline or serving)
+    # read from file://, where a preload (a CORS fetch) of the maths' font is refused with an error
+    # (the stylesheet's own load of it works): main.html leaves the preload out of the offline copy
+    config.extra["mha_from_disk"] = offline
     zip_path = None if offline else offline_zip()
     config.extra["mha_offline_zip"] = str(zip_path) if zip_path else None
 
