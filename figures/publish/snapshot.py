@@ -84,13 +84,25 @@ def _figure(fig_id: str, sources) -> dict:
     return {"code": sources.digest(registry.module_name(fig_id))[:16], "thumb": thumb}
 
 
+def _mkdocs_yml(path: Path) -> dict:
+    """mkdocs.yml's plain settings (nav, docs_dir), its tags read as None: read here, not with
+    numbering.mkdocs_config, so that an earlier release without it is read alike."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+
+
 def snapshot(root: Path = ROOT) -> dict:
     """This tree's snapshot (the module's docstring says what it holds)."""
     from mha_ref import quantities
     from ..engine.sources import Sources
     from ..gallery import ORDER
 
-    config = numbering.mkdocs_config(root / "mkdocs.yml")
+    config = _mkdocs_yml(root / "mkdocs.yml")
     docs = root / config.get("docs_dir", "docs")
     langs = list(LANGS)
     values = {}
