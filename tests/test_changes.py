@@ -21,14 +21,14 @@ def _page(name, values=(), anchors=(), figures=(), sections=(("", "a"),), title=
 
 
 OLD = {"format": 1, "version": "1.0.0",
-       "quantities": {"toy.n": 6, "blend.peak": 0.5, "gone.q": 1},
+       "quantities": {"toy.n": 6, "blend.peak": 0.5, "gone.q": 1},  # gone.q: printed on old.md, then removed
        "figures": {"blend": {"data": {"zh": "x", "en": "y"}, "thumb": "blend/a.svg"},
                    "same": {"code": "c", "thumb": "same.svg"},
                    "retired": {"code": "r", "thumb": "retired.svg"}},
        "pages": [_page("index.md", ["toy.n"], ["intro", "fig-same"], ["same"]),
                  _page("one.md", ["blend.peak"], ["one", "kept", "dropped", "fig-blend", "fig-retired"],
                        ["blend", "retired"], [("", "a"), ("kept", "k"), ("edited", "e")]),
-                 _page("old.md", [], ["old"])]}
+                 _page("old.md", ["gone.q"], ["old"], title="Old")]}
 NEW = {"format": 1, "version": "1.1.0",
        "quantities": {"toy.n": 6, "blend.peak": 0.625, "new.q": 2},
        "figures": {"blend": {"data": {"zh": "x2", "en": "y2"}, "thumb": "blend/a.svg"},
@@ -46,7 +46,7 @@ def test_two_snapshots_give_the_pages_figures_and_numbers_that_changed():
     assert found.pages_edited == {"one.md": ["edited"]} and found.sections_added == {"one.md": ["more"]}
     assert found.figures_changed == ["blend"]  # `same` moved its thumbnail only: its data is the same
     assert (found.figures_added, found.figures_removed) == (["fresh"], ["retired"])
-    assert found.numbers == [("blend.peak", 0.5, 0.625, ["one.md"])]
+    assert found.numbers == [("blend.peak", 0.5, 0.625, ["one.md"]), ("gone.q", 1, None, ["old.md"])]
     # one.md's #dropped is gone; retired's anchor stays as a note (fig-retired); old.md went with its page
     assert found.vanished == [("one.md", "dropped"), ("old.md", "old")]
 
@@ -58,10 +58,13 @@ def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pag
     assert rows == [f"| `blend.peak` | 0.5 | 0.625 | [One{lang}](one.md) |"]
     assert f"| [`blend`](one.md#fig-blend) | <before blend> | <after blend> |" in text
     assert f"[edited{lang}](one.md#edited)" in text and f"[more{lang}](one.md#more)" in text
-    assert f"[T{lang}](new.md)" in text and f"- T{lang}" in text  # added (linked), removed (its old title)
+    assert f"[T{lang}](new.md)" in text and f"- Old{lang}" in text  # added (linked), removed (its old title)
+    assert f"| `gone.q` | 1 | {changes.WORDS[lang]['gone']} | Old{lang} |" in text  # a number no longer printed
     assert "`one.md#dropped`" in text and "`old.md#old`" in text
     assert "toy.n" not in text  # unchanged
-    for anchor in ("changes-pages", "changes-figures", "changes-numbers", "changes-anchors"):
+    for anchor in ("changes-pages", "changes-pages-added", "changes-pages-removed", "changes-pages-edited",
+                   "changes-figures", "changes-figures-added", "changes-figures-removed", "changes-numbers",
+                   "changes-anchors"):
         assert f"{{#{anchor}}}" in text
 
 

@@ -156,17 +156,15 @@ def diff(old: dict, new: dict) -> Changes:
         elif _drawn(now) != _drawn(old["figures"][fig_id]):
             out.figures_changed.append(fig_id)
     out.figures_removed = [f for f in old["figures"] if f not in new["figures"]]
-    printed_by = {}
-    for pages in (old["pages"], new["pages"]):  # the pages that print it now, else those that printed it
-        for page in pages:
-            for name in page["values"]:
-                printed_by.setdefault(name, {})
-    for page in new["pages"]:
-        for name in page["values"]:
-            printed_by[name][page["page"]] = None
+    def printing(snapshot: dict, name: str) -> list[str]:
+        return [p["page"] for p in snapshot["pages"] if name in p["values"]]
+
     for name, value in new["quantities"].items():
         if name in old["quantities"] and old["quantities"][name] != value:
-            out.numbers.append((name, old["quantities"][name], value, list(printed_by.get(name, {}))))
+            out.numbers.append((name, old["quantities"][name], value, printing(new, name)))
+    for name, value in old["quantities"].items():  # a number the site no longer has: where it was printed
+        if name not in new["quantities"]:
+            out.numbers.append((name, value, None, printing(old, name)))
     anchors_now = {p["page"]: set(p["anchors"]) for p in new["pages"]}
     everywhere = set().union(*anchors_now.values()) if anchors_now else set()
     for page in old["pages"]:
@@ -189,7 +187,7 @@ WORDS = {
         "figures": "数据有变化的图", "figure": "图", "before": "之前（{v}）", "after": "现在",
         "figures_added": "新增的图", "figures_removed": "删去的图",
         "numbers": "数值有变化的量", "name": "名称", "old": "旧值", "new": "新值", "printed": "出现在",
-        "none_printed": "（页面上未直接出现）",
+        "none_printed": "（页面上未直接出现）", "gone": "（已删去）",
         "vanished": "未留下去向的锚点", "vanished_none": "上一个版本的每个图编号和锚点在这一版里都还在（作为图、锚点或说明去向的短注）。",
         "vanished_some": "下面这些锚点在上一个版本里有，这一版里没有，也没有说明去向的短注：",
         "nothing": "无。", "at": "{v} 中的这一图",
@@ -202,7 +200,7 @@ WORDS = {
         "figures": "Figures whose data changed", "figure": "Figure", "before": "Before ({v})", "after": "Now",
         "figures_added": "Figures added", "figures_removed": "Figures removed",
         "numbers": "Numbers whose value changed", "name": "Name", "old": "Old", "new": "New", "printed": "Printed on",
-        "none_printed": "(not printed on a page)",
+        "none_printed": "(not printed on a page)", "gone": "(removed)",
         "vanished": "Anchors gone without a note", "vanished_none": "Every figure id and anchor of the previous release is still here (as a figure, an anchor or a note saying where it went).",
         "vanished_some": "These anchors were in the previous release and are not in this one, and no note says where they went:",
         "nothing": "None.", "at": "this figure in {v}",
@@ -235,12 +233,12 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
     pages, old_pages = _titles(new), _titles(old or {"pages": []})
     out = [w["since"].format(v=changes.previous), ""]
 
-    def items(title: str, rows: list[str]):
-        out.extend([f"### {title}", ""] + ([f"- {r}" for r in rows] if rows else [w["nothing"]]) + [""])
+    def items(title: str, rows: list[str], anchor: str):  # the same ids in both languages
+        out.extend([f"### {title} {{#changes-{anchor}}}", ""] + ([f"- {r}" for r in rows] if rows else [w["nothing"]]) + [""])
 
     out += [f"## {w['pages']} {{#changes-pages}}", ""]
-    items(w["added"], [_page_link(p, pages, lang) for p in changes.pages_added])
-    items(w["removed"], [old_pages[p]["title"][lang] if p in old_pages else p for p in changes.pages_removed])
+    items(w["added"], [_page_link(p, pages, lang) for p in changes.pages_added], "pages-added")
+    items(w["removed"], [old_pages[p]["title"][lang] if p in old_pages else p for p in changes.pages_removed], "pages-removed")
     edited = []
     for page, ids in changes.pages_edited.items():
         sections = {s["id"]: s for s in pages[page]["sections"]}
@@ -255,7 +253,7 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
             parts.append(f"{w['new_sections']}: " + ", ".join(_page_link(page, pages, lang, i, name(i))
                                                              for i in changes.sections_added[page]))
         edited.append("; ".join(parts))
-    items(w["edited"], edited)
+    items(w["edited"], edited, "pages-edited")
 
     out += [f"## {w['figures']} {{#changes-figures}}", ""]
     if changes.figures_changed:
@@ -268,15 +266,17 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
         out.append("")
     else:
         out += [w["nothing"], ""]
-    items(w["figures_added"], [f"`{f}`" for f in changes.figures_added])
-    items(w["figures_removed"], [f"`{f}`" for f in changes.figures_removed])
+    items(w["figures_added"], [f"`{f}`" for f in changes.figures_added], "figures-added")
+    items(w["figures_removed"], [f"`{f}`" for f in changes.figures_removed], "figures-removed")
 
     out += [f"## {w['numbers']} {{#changes-numbers}}", ""]
     if changes.numbers:
         out += [f"| {w['name']} | {w['old']} | {w['new']} | {w['printed']} |", "|---|--:|--:|---|"]
         for name, before, after, printed in changes.numbers:
-            where = ", ".join(_page_link(p, pages, lang) for p in printed if p in pages) or w["none_printed"]
-            out.append(f"| `{name}` | {_number(before)} | {_number(after)} | {where} |")
+            where = ", ".join(_page_link(p, pages, lang) if p in pages else old_pages[p]["title"][lang]
+                              for p in printed) or w["none_printed"]
+            now = w["gone"] if after is None else _number(after)
+            out.append(f"| `{name}` | {_number(before)} | {now} | {where} |")
         out.append("")
     else:
         out += [w["nothing"], ""]
