@@ -57,7 +57,9 @@ def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pag
     rows = [line for line in text.splitlines() if line.startswith("| `blend.peak`")]
     assert rows == [f"| `blend.peak` | 0.5 | 0.625 | [One{lang}](one.md) |"]
     assert f"| [`blend`](one.md#fig-blend) | <before blend> | <after blend> |" in text
-    assert f"[edited{lang}](one.md#edited)" in text and f"[more{lang}](one.md#more)" in text
+    w = changes.WORDS[lang]
+    assert (f"- [One{lang}](one.md){w['sep']}{w['section']}{w['colon']}[edited{lang}](one.md#edited){w['sep']}"
+            f"{w['new_sections']}{w['colon']}[more{lang}](one.md#more)") in text  # in the language's punctuation
     assert f"[T{lang}](new.md)" in text and f"- Old{lang}" in text  # added (linked), removed (its old title)
     assert f"| `gone.q` | 1 | {changes.WORDS[lang]['gone']} | Old{lang} |" in text  # a number no longer printed
     assert "`one.md#dropped`" in text and "`old.md#old`" in text

@@ -190,7 +190,7 @@ WORDS = {
         "none_printed": "（页面上未直接出现）", "gone": "（已删去）",
         "vanished": "未留下去向的锚点", "vanished_none": "上一个版本的每个图编号和锚点在这一版里都还在（作为图、锚点或说明去向的短注）。",
         "vanished_some": "下面这些锚点在上一个版本里有，这一版里没有，也没有说明去向的短注：",
-        "nothing": "无。", "at": "{v} 中的这一图",
+        "nothing": "无。", "at": "{v} 中的这一图", "sep": "；", "colon": "：", "comma": "、",
     },
     "en": {
         "first": "This is the first release this page lists: there is no earlier release to compare with.",
@@ -203,7 +203,7 @@ WORDS = {
         "none_printed": "(not printed on a page)", "gone": "(removed)",
         "vanished": "Anchors gone without a note", "vanished_none": "Every figure id and anchor of the previous release is still here (as a figure, an anchor or a note saying where it went).",
         "vanished_some": "These anchors were in the previous release and are not in this one, and no note says where they went:",
-        "nothing": "None.", "at": "this figure in {v}",
+        "nothing": "None.", "at": "this figure in {v}", "sep": "; ", "colon": ": ", "comma": ", ",
     },
 }
 
@@ -248,11 +248,11 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
 
         parts = [_page_link(page, pages, lang)]
         if ids:
-            parts.append(f"{w['section']}: " + ", ".join(_page_link(page, pages, lang, i, name(i)) for i in ids))
+            parts.append(w["section"] + w["colon"] + w["comma"].join(_page_link(page, pages, lang, i, name(i)) for i in ids))
         if changes.sections_added.get(page):
-            parts.append(f"{w['new_sections']}: " + ", ".join(_page_link(page, pages, lang, i, name(i))
+            parts.append(w["new_sections"] + w["colon"] + w["comma"].join(_page_link(page, pages, lang, i, name(i))
                                                              for i in changes.sections_added[page]))
-        edited.append("; ".join(parts))
+        edited.append(w["sep"].join(parts))
     items(w["edited"], edited, "pages-edited")
 
     out += [f"## {w['figures']} {{#changes-figures}}", ""]
