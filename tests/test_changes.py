@@ -137,3 +137,22 @@ def test_no_anchor_of_the_previous_release_disappeared_silently(this_tree):
     if tag is None:
         pytest.skip("no earlier release tag in this checkout")
     assert changes.diff(changes.release_snapshot(tag), this_tree).vanished == []
+
+
+def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplog):
+    """A warning (which --strict turns into a failed build) per anchor that vanished, once a build."""
+    monkeypatch.setattr(changes, "previous_release", lambda root, version: "v1.0.0")
+    monkeypatch.setattr(changes, "release_snapshot", lambda tag, root: OLD)
+    monkeypatch.setattr(changes.snap, "snapshot", lambda root: NEW)
+    changes._compared.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="mkdocs"):
+            text = changes.expand("# T\n\n{{ changes }}\n", "en", lambda path: f"figures/{path}", 2, ROOT)
+            changes.expand("# T\n\n{{ changes }}\n", "zh", lambda path: f"figures/{path}", 1, ROOT)
+    finally:
+        changes._compared.cache_clear()
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 2 and "#dropped of one.md in v1.0.0" in warned[0] and "#old of old.md" in warned[1]
+    assert "`one.md#dropped`" in text and "{{ changes }}" not in text
+    # not a release: the earlier frame is named, not linked (its frozen folder is not beside this build)
+    assert '<img src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
