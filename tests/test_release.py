@@ -1,7 +1,8 @@
 """Two releases made for real (figures/site/release.py, README "Releases"): a copy of this checkout
 becomes a git repository, its version 1.0.0 is tagged and released into a local bare repository
-(the Pages branch), then 1.1.0 with one page edited; the branch is served over HTTP at the address
-the builds were told (MHA_SITE_URL), and read as a reader and a citation manager read it.
+(the Pages branch), then 1.1.0 with one page edited and one number changed (a constant in mha_ref
+that a page prints, which its what-changed page must list); the branch is served over HTTP at the
+address the builds were told (MHA_SITE_URL), and read as a reader and a citation manager read it.
 
 Both builds are whole builds of the pages (every page, every figure on them, both languages) but
 without the PDF, PNG and zip downloads (MHA_DOWNLOADS=0), which nothing here reads: each takes
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import io
 import tarfile
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -22,10 +24,14 @@ from bs4 import BeautifulSoup
 from checkout_copy import copy_checkout
 from serving import free_port
 from figures.publish.identity import LATEST
+from figures.site.changes import WORDS
 
 OLD, NEW = "1.0.0", "1.1.0"
 PAGE = "one-head-blends/"
 EDIT = {"zh": "\n\n本段只在 {v} 版里。\n", "en": "\n\nThis paragraph is only in version {v}.\n"}
+# a number changed in 1.1.0: (the file, the text, what 1.1.0 has) and the quantity, old and new, the page printing it
+NUMBER = ("mha_ref/models.py", '"bleu_drop": 0.25, "source": "voita2019"}', '"bleu_drop": 0.5, "source": "voita2019"}')
+CHANGED = ("voita.drop_subs", "0.25", "0.5", "what-trained-heads-do/")
 GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@example.org"}
 
@@ -73,6 +79,10 @@ def releases(tmp_path_factory, warm_cache, mkdocs_build):
             for lang, words in EDIT.items():
                 page = repo / "docs" / f"{PAGE.rstrip('/')}.{lang}.md"
                 page.write_text(page.read_text(encoding="utf-8") + words.format(v=version), encoding="utf-8")
+            path, before, after = NUMBER
+            text = (repo / path).read_text(encoding="utf-8")
+            assert text.count(before) == 1
+            (repo / path).write_text(text.replace(before, after), encoding="utf-8")
         _run("git", "add", "-A", cwd=repo)
         _run("git", "commit", "-q", "-m", f"version {version}", cwd=repo)
         _run("git", "tag", f"v{version}", cwd=repo)
@@ -184,3 +194,27 @@ def test_each_release_keeps_its_own_offline_cache(releases, browser):
         assert [n for n in names if n.startswith(f"mha {url}{LATEST}/ ")], names
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_second_release_says_what_changed_since_the_first(releases, lang):
+    url = releases[0]
+    where = "" if lang == "zh" else "en/"
+    first = BeautifulSoup(_get(f"{url}{OLD}/{where}changes/").decode(), "html.parser").select_one("article")
+    assert WORDS[lang]["first"] in first.get_text()  # 1.0.0 has no release before it
+    html = _get(f"{url}{NEW}/{where}changes/").decode()
+    article = BeautifulSoup(html, "html.parser").select_one("article")
+    assert WORDS[lang]["since"].format(v=OLD) in article.get_text()
+    name, old, new, printed_on = CHANGED
+    rows = [[td for td in tr.find_all("td")] for tr in article.select("table tr")
+            if tr.find("td") and tr.find("td").get_text() == name]
+    assert len(rows) == 1, article.get_text()[-2000:]
+    cells = rows[0]
+    assert [c.get_text() for c in cells[1:3]] == [old, new]
+    assert [a["href"] for a in cells[3].find_all("a")] == [f"../{printed_on}"]
+    assert _get(f"{url}{NEW}/{where}{printed_on}")  # the linked page is there
+    # the edited page is listed, linked; every thumbnail (before: 1.0.0's frozen frame) is served
+    assert f"../{PAGE}" in [a["href"] for a in article.select(f"h2#changes-pages ~ ul a")]
+    for img in article.select("table img"):
+        assert _get(urllib.parse.urljoin(f"{url}{NEW}/{where}changes/", img["src"])).startswith(b"<")
+    assert WORDS[lang]["vanished_none"] in article.get_text()  # no anchor of 1.0.0 is gone

@@ -180,6 +180,10 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{where}: the figure file figures/{path} was not generated")
         return get_relative_url(f.url, page.url)
 
+    def _written_url(path: str) -> str | None:
+        f = files.get_file_from_path(f"figures/{path}")
+        return None if f is None else get_relative_url(f.url, page.url)
+
     def size(path: str) -> tuple[int, int] | None:
         f = files.get_file_from_path(f"figures/{path}")
         if f is None:
@@ -188,6 +192,11 @@ def on_page_markdown(markdown, page, config, files):
             return importlib.import_module("figures.publish.bundles").svg_size(svg.read(2048))
 
     nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
+    changes = importlib.import_module("figures.site.changes")
+    try:  # the "what changed" page's tables, before the constructs they may name are expanded
+        markdown = changes.expand(markdown, _lang(config), _written_url, page.url.count("/"))
+    except changes.ChangesError as e:
+        raise PluginError(f"{where}: {e}") from e
     try:
         file, first_line = _source_file(page, markdown)
         text, _ = markup.expand(markdown, _lang(config), url, file, config["figure_numbers"], nav_entry, _serving,

@@ -1,0 +1,340 @@
+"""The "what changed" page: this tree against the previous release, from two snapshots.
+
+The previous release is the newest tag vX.Y.Z that is an ancestor of HEAD and is not this tree's
+own version (pyproject.toml); MHA_PREVIOUS_RELEASE=<tag> names another, MHA_PREVIOUS_RELEASE=none
+none. Its snapshot (figures/publish/snapshot.py) is made by that release's own code: its files
+(`git archive`) in a temporary folder, `python -m figures.publish.snapshot` run there with this
+Python, and kept in the build's cache under the tag's commit, so a warm build reads it. This tree's
+snapshot is made in the build's process (the numbers and tables it has already computed). Without
+git, or without an earlier tag, the page says that this is the first release it lists, and nothing
+is computed.
+
+`{{ changes }}` on a line of its own (docs/changes.*.md) becomes the tables: pages added, removed
+and edited (the sections that changed, linked), figures whose data changed (before and after, the
+before from the earlier release's frozen folder when this build is a release), every number whose
+value changed (name, old, new, the pages that print it), and every figure id or anchor of the
+earlier release that no longer exists on its page (each also a build warning; --strict fails).
+An anchor that must go keeps a tombstone: a short note on its page carrying the id
+(`{: #fig-old-id }`), saying where its content went.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from mha_ref import store
+
+from ..publish import identity, snapshot as snap
+from ..text.constructs import format_value
+
+ROOT = Path(__file__).resolve().parents[2]
+PREVIOUS_ENV = "MHA_PREVIOUS_RELEASE"
+TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
+CONSTRUCT = re.compile(r"^[ \t]*\{\{\s*changes\s*\}\}[ \t]*$", re.M)
+SNAPSHOT_MODULE = "figures/publish/snapshot.py"
+log = logging.getLogger("mkdocs.plugins.mha.changes")
+
+
+class ChangesError(Exception):
+    """The previous release's snapshot could not be made, in one line."""
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        run = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    except OSError:  # no git at all
+        return None
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def previous_release(root: Path = ROOT, version: str | None = None) -> str | None:
+    """The tag of the release before this tree's version (see the module's docstring), or None."""
+    chosen = os.environ.get(PREVIOUS_ENV, "").strip()
+    if chosen.lower() == "none":
+        return None
+    if chosen:
+        if _git(root, "rev-parse", "--verify", "--quiet", f"{chosen}^{{commit}}") is None:
+            raise ChangesError(f"{PREVIOUS_ENV}={chosen!r} names no tag or commit of this repository")
+        return chosen
+    version = version or identity.load(root / "pyproject.toml").version
+    tags = _git(root, "tag", "--merged", "HEAD", "--list", "v*")
+    ours = [t for t in (tags or "").split() if TAG.match(t) and t != f"v{version}"]
+    if not ours:
+        return None
+    return max(ours, key=lambda t: tuple(int(n) for n in TAG.match(t).groups()))
+
+
+def _tree_snapshot(root: Path, tag: str) -> dict:
+    """The snapshot of `tag`'s files, made by its own code in a process of its own."""
+    with tempfile.TemporaryDirectory(prefix="mha-changes-") as tmp:
+        tree = Path(tmp)
+        archive = subprocess.run(["git", "archive", "--format=tar", tag], cwd=root, capture_output=True)
+        if archive.returncode != 0:
+            raise ChangesError(f"git archive {tag} failed: {archive.stderr.decode(errors='replace').strip()}")
+        import io
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tree, filter="data")
+        if not (tree / SNAPSHOT_MODULE).exists():  # a release older than the snapshot: read with today's reader
+            shutil.copyfile(root / SNAPSHOT_MODULE, tree / SNAPSHOT_MODULE)
+        env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
+        env.pop(identity.RELEASE_ENV, None)  # the old tree's version is its own, not the one being deployed
+        folder = store.cache_folder()  # its trained models and measurements, shared when its code is the same
+        env[store.CACHE_ENV] = str(folder.resolve()) if folder is not None else "0"
+        run = subprocess.run([sys.executable, "-m", "figures.publish.snapshot"], cwd=tree, capture_output=True,
+                             text=True, env=env)
+        if run.returncode != 0:
+            last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
+            raise ChangesError(f"the snapshot of {tag} failed: {last}")
+        return json.loads(run.stdout)
+
+
+def release_snapshot(tag: str, root: Path = ROOT) -> dict:
+    """`tag`'s snapshot, kept in the build's cache under its commit (and this snapshot's format)."""
+    commit = _git(root, "rev-parse", f"{tag}^{{commit}}")
+    if commit is None:
+        raise ChangesError(f"{tag} names no commit")
+    folder = store.cache_folder()
+    path = folder / "changes" / f"{commit}-{snap.FORMAT}.json" if folder is not None else None
+
+    def write(value, p: Path) -> bool:
+        return store.write_kept(p, lambda f: f.write(json.dumps(value).encode()), p.parent)
+
+    return store.kept_or_made(path, lambda p: json.loads(p.read_text(encoding="utf-8")),
+                              lambda: _tree_snapshot(root, tag), write, f"the snapshot of {tag}")
+
+
+@dataclass
+class Changes:
+    """One release against the one before."""
+    previous: str  # its version, "1.0.0"
+    pages_added: list[str] = field(default_factory=list)
+    pages_removed: list[str] = field(default_factory=list)
+    pages_edited: dict[str, list[str]] = field(default_factory=dict)  # page: its sections' ids that changed ("" its opening)
+    sections_added: dict[str, list[str]] = field(default_factory=dict)
+    figures_changed: list[str] = field(default_factory=list)
+    figures_added: list[str] = field(default_factory=list)
+    figures_removed: list[str] = field(default_factory=list)
+    numbers: list[tuple[str, object, object, list[str]]] = field(default_factory=list)  # name, old, new, pages
+    vanished: list[tuple[str, str]] = field(default_factory=list)  # (page of the earlier release, id)
+
+
+def _drawn(figure: dict) -> dict:
+    """What a figure's snapshot says of what it draws (not where its thumbnail lives)."""
+    return {k: figure.get(k) for k in ("data", "code")}
+
+
+def diff(old: dict, new: dict) -> Changes:
+    """What changed from snapshot `old` to snapshot `new`."""
+    out = Changes(previous=old["version"])
+    old_pages = {p["page"]: p for p in old["pages"]}
+    new_pages = {p["page"]: p for p in new["pages"]}
+    out.pages_added = [p for p in new_pages if p not in old_pages]
+    out.pages_removed = [p for p in old_pages if p not in new_pages]
+    for name, page in new_pages.items():
+        if name not in old_pages:
+            continue
+        before = {s["id"]: s["digest"] for s in old_pages[name]["sections"]}
+        edited = [s["id"] for s in page["sections"] if s["id"] in before and s["digest"] != before[s["id"]]]
+        added = [s["id"] for s in page["sections"] if s["id"] not in before]
+        if edited or added:
+            out.pages_edited[name] = edited
+            out.sections_added[name] = added
+    for fig_id, now in new["figures"].items():
+        if fig_id not in old["figures"]:
+            out.figures_added.append(fig_id)
+        elif _drawn(now) != _drawn(old["figures"][fig_id]):
+            out.figures_changed.append(fig_id)
+    out.figures_removed = [f for f in old["figures"] if f not in new["figures"]]
+    def printing(snapshot: dict, name: str) -> list[str]:
+        return [p["page"] for p in snapshot["pages"] if name in p["values"]]
+
+    for name, value in new["quantities"].items():
+        if name in old["quantities"] and old["quantities"][name] != value:
+            out.numbers.append((name, old["quantities"][name], value, printing(new, name)))
+    for name, value in old["quantities"].items():  # a number the site no longer has: where it was printed
+        if name not in new["quantities"]:
+            out.numbers.append((name, value, None, printing(old, name)))
+    anchors_now = {p["page"]: set(p["anchors"]) for p in new["pages"]}
+    everywhere = set().union(*anchors_now.values()) if anchors_now else set()
+    for page in old["pages"]:
+        here = anchors_now.get(page["page"])
+        for a in page["anchors"]:
+            if (a not in here) if here is not None else (a not in everywhere):
+                out.vanished.append((page["page"], a))
+    for fig_id in out.figures_removed:
+        if f"fig-{fig_id}" not in everywhere and not any(f"fig-{fig_id}" == a for _, a in out.vanished):
+            out.vanished.append(("", f"fig-{fig_id}"))
+    return out
+
+
+WORDS = {
+    "zh": {
+        "first": "这是本页记录的第一个版本：之前没有可以比较的发布版本。",
+        "since": "与上一个发布版本 {v} 相比：",
+        "pages": "页面", "added": "新增的页面", "removed": "删去的页面", "edited": "改动的页面",
+        "section": "改动的小节", "new_sections": "新增的小节", "opening": "开头",
+        "figures": "数据有变化的图", "figure": "图", "before": "之前（{v}）", "after": "现在",
+        "figures_added": "新增的图", "figures_removed": "删去的图",
+        "numbers": "数值有变化的量", "name": "名称", "old": "旧值", "new": "新值", "printed": "出现在",
+        "none_printed": "（页面上未直接出现）", "gone": "（已删去）",
+        "vanished": "未留下去向的锚点", "vanished_none": "上一个版本的每个图编号和锚点在这一版里都还在（作为图、锚点或说明去向的短注）。",
+        "vanished_some": "下面这些锚点在上一个版本里有，这一版里没有，也没有说明去向的短注：",
+        "nothing": "无。", "at": "{v} 中的这一图", "sep": "；", "colon": "：", "comma": "、",
+    },
+    "en": {
+        "first": "This is the first release this page lists: there is no earlier release to compare with.",
+        "since": "Against the previous release, {v}:",
+        "pages": "Pages", "added": "Pages added", "removed": "Pages removed", "edited": "Pages edited",
+        "section": "Sections changed", "new_sections": "Sections added", "opening": "opening",
+        "figures": "Figures whose data changed", "figure": "Figure", "before": "Before ({v})", "after": "Now",
+        "figures_added": "Figures added", "figures_removed": "Figures removed",
+        "numbers": "Numbers whose value changed", "name": "Name", "old": "Old", "new": "New", "printed": "Printed on",
+        "none_printed": "(not printed on a page)", "gone": "(removed)",
+        "vanished": "Anchors gone without a note", "vanished_none": "Every figure id and anchor of the previous release is still here (as a figure, an anchor or a note saying where it went).",
+        "vanished_some": "These anchors were in the previous release and are not in this one, and no note says where they went:",
+        "nothing": "None.", "at": "this figure in {v}", "sep": "; ", "colon": ": ", "comma": ", ",
+    },
+}
+
+
+def _number(v) -> str:
+    if isinstance(v, dict):
+        return f"({v.get('error', '?')})"
+    return format_value(v, None) if isinstance(v, int) else f"{v:.6g}"
+
+
+def _titles(snapshot: dict) -> dict[str, dict]:
+    return {p["page"]: p for p in snapshot["pages"]}
+
+
+def _page_link(page: str, pages: dict, lang: str, anchor: str = "", title: str | None = None) -> str:
+    name = title if title is not None else pages[page]["title"][lang] if page in pages else page
+    return f"[{name}]({page}{'#' + anchor if anchor else ''})"
+
+
+def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | None = None,
+             thumbnail=None) -> str:
+    """The tables in `lang`; changes None: the first release. thumbnail(fig_id, which) gives the
+    Markdown of a figure's opening frame, "before" or "after", or "" when there is none."""
+    w = WORDS[lang]
+    if changes is None:
+        return w["first"] + "\n"
+    pages, old_pages = _titles(new), _titles(old or {"pages": []})
+    out = [w["since"].format(v=changes.previous), ""]
+
+    def items(title: str, rows: list[str], anchor: str):  # the same ids in both languages
+        out.extend([f"### {title} {{#changes-{anchor}}}", ""] + ([f"- {r}" for r in rows] if rows else [w["nothing"]]) + [""])
+
+    out += [f"## {w['pages']} {{#changes-pages}}", ""]
+    items(w["added"], [_page_link(p, pages, lang) for p in changes.pages_added], "pages-added")
+    items(w["removed"], [old_pages[p]["title"][lang] if p in old_pages else p for p in changes.pages_removed], "pages-removed")
+    edited = []
+    for page, ids in changes.pages_edited.items():
+        sections = {s["id"]: s for s in pages[page]["sections"]}
+
+        def name(i):
+            return w["opening"] if i == "" else sections[i]["title"][lang]
+
+        parts = [_page_link(page, pages, lang)]
+        if ids:
+            parts.append(w["section"] + w["colon"] + w["comma"].join(_page_link(page, pages, lang, i, name(i)) for i in ids))
+        if changes.sections_added.get(page):
+            parts.append(w["new_sections"] + w["colon"] + w["comma"].join(_page_link(page, pages, lang, i, name(i))
+                                                             for i in changes.sections_added[page]))
+        edited.append(w["sep"].join(parts))
+    items(w["edited"], edited, "pages-edited")
+
+    out += [f"## {w['figures']} {{#changes-figures}}", ""]
+    if changes.figures_changed:
+        out += [f"| {w['figure']} | {w['before'].format(v=changes.previous)} | {w['after']} |", "|---|---|---|"]
+        for fig_id in changes.figures_changed:
+            home = next((p["page"] for p in new["pages"] if fig_id in p["figures"]), None)
+            link = f"[`{fig_id}`]({home}#fig-{fig_id})" if home else f"`{fig_id}`"
+            before, after = (thumbnail(fig_id, which) if thumbnail else "" for which in ("before", "after"))
+            out.append(f"| {link} | {before} | {after} |")
+        out.append("")
+    else:
+        out += [w["nothing"], ""]
+    items(w["figures_added"], [f"`{f}`" for f in changes.figures_added], "figures-added")
+    items(w["figures_removed"], [f"`{f}`" for f in changes.figures_removed], "figures-removed")
+
+    out += [f"## {w['numbers']} {{#changes-numbers}}", ""]
+    if changes.numbers:
+        out += [f"| {w['name']} | {w['old']} | {w['new']} | {w['printed']} |", "|---|--:|--:|---|"]
+        for name, before, after, printed in changes.numbers:
+            where = ", ".join(_page_link(p, pages, lang) if p in pages else old_pages[p]["title"][lang]
+                              for p in printed) or w["none_printed"]
+            now = w["gone"] if after is None else _number(after)
+            out.append(f"| `{name}` | {_number(before)} | {now} | {where} |")
+        out.append("")
+    else:
+        out += [w["nothing"], ""]
+
+    out += [f"## {w['vanished']} {{#changes-anchors}}", ""]
+    if changes.vanished:
+        out += [w["vanished_some"], ""] + [f"- `{page or '?'}#{a}`" for page, a in changes.vanished] + [""]
+    else:
+        out += [w["vanished_none"], ""]
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=None)
+def _compared(root: str, version: str) -> tuple[Changes | None, dict | None, dict | None]:
+    """(changes, this tree's snapshot, the previous release's) once per build, for both languages."""
+    tag = previous_release(Path(root), version)
+    if tag is None:
+        return None, None, None
+    old = release_snapshot(tag, Path(root))
+    if old.get("format") != snap.FORMAT:
+        raise ChangesError(f"the snapshot of {tag} has format {old.get('format')}, this reader {snap.FORMAT}")
+    new = snap.snapshot(Path(root))
+    changes = diff(old, new)
+    for page, anchor in changes.vanished:
+        log.warning(f"what changed: the anchor #{anchor} of {page or 'a figure'} in {tag} is gone without a note "
+                    "saying where it went; keep it on a short note (`{: #" + anchor + " }`) or keep the figure")
+    return changes, new, old
+
+
+def forget() -> None:
+    """A new build (mkdocs serve) compares again."""
+    _compared.cache_clear()
+
+
+def expand(markdown_text: str, lang: str, thumbnail_url, page_depth: int, root: Path = ROOT) -> str:
+    """The page's `{{ changes }}` replaced by the tables; thumbnail_url(path) is a frame's URL from the
+    page (None when it was not written); page_depth: how many folders the page lies below its
+    release's (or site's) root, its language's folder included."""
+    if not CONSTRUCT.search(markdown_text):
+        return markdown_text
+    ident = identity.load(root / "pyproject.toml")
+    changes, new, old = _compared(str(root), ident.version)
+
+    def thumbnail(fig_id: str, which: str) -> str:
+        path = new["figures"][fig_id].get("thumb") if new else None
+        if path is None:
+            return ""
+        after = thumbnail_url(path)
+        if after is None:
+            return ""
+        # HTML, not Markdown: MkDocs would look for these files among the docs' and warn
+        if which == "after":
+            return f'<img src="{after}" alt="{fig_id}" width="160" loading="lazy">'
+        # the earlier release's frozen frame: mike puts each release in a folder of its own, side by side
+        lang_folder = "" if lang == "zh" else f"{lang}/"
+        before = "../" * page_depth + f"../{changes.previous}/{lang_folder}figures/{path}"
+        if ident.release:
+            return f'<img src="{before}" alt="{fig_id} ({changes.previous})" width="160" loading="lazy">'
+        return WORDS[lang]["at"].format(v=changes.previous)
+
+    return CONSTRUCT.sub(lambda m: markdown(changes, new, lang, old, thumbnail), markdown_text)

@@ -1,0 +1,158 @@
+"""The "what changed" page (figures/site/changes.py): two snapshots compared, the previous release
+chosen among the tags, and the snapshot of this tree (figures/publish/snapshot.py)."""
+
+import re
+import subprocess
+
+import pytest
+import yaml
+
+from figures.publish import snapshot
+from figures.site import changes
+
+ROOT = snapshot.ROOT
+
+
+def _page(name, values=(), anchors=(), figures=(), sections=(("", "a"),), title="T"):
+    return {"page": name, "title": {"zh": f"{title}zh", "en": f"{title}en"}, "values": list(values),
+            "anchors": list(anchors), "figures": list(figures),
+            "sections": [{"id": i, "level": 2, "title": {"zh": f"{i}zh", "en": f"{i}en"}, "digest": {"zh": d, "en": d}}
+                         for i, d in sections]}
+
+
+OLD = {"format": 1, "version": "1.0.0",
+       "quantities": {"toy.n": 6, "blend.peak": 0.5, "gone.q": 1},  # gone.q: printed on old.md, then removed
+       "figures": {"blend": {"data": {"zh": "x", "en": "y"}, "thumb": "blend/a.svg"},
+                   "same": {"code": "c", "thumb": "same.svg"},
+                   "retired": {"code": "r", "thumb": "retired.svg"}},
+       "pages": [_page("index.md", ["toy.n"], ["intro", "fig-same"], ["same"]),
+                 _page("one.md", ["blend.peak"], ["one", "kept", "dropped", "fig-blend", "fig-retired"],
+                       ["blend", "retired"], [("", "a"), ("kept", "k"), ("edited", "e")]),
+                 _page("old.md", ["gone.q"], ["old"], title="Old")]}
+NEW = {"format": 1, "version": "1.1.0",
+       "quantities": {"toy.n": 6, "blend.peak": 0.625, "new.q": 2},
+       "figures": {"blend": {"data": {"zh": "x2", "en": "y2"}, "thumb": "blend/a.svg"},
+                   "same": {"code": "c", "thumb": "elsewhere.svg"}, "fresh": {"code": "f", "thumb": "fresh.svg"}},
+       "pages": [_page("index.md", ["toy.n"], ["intro", "fig-same"], ["same"]),
+                 _page("one.md", ["blend.peak"], ["one", "kept", "fig-blend", "fig-retired", "edited", "more"],
+                       ["blend", "fresh"], [("", "a"), ("kept", "k"), ("edited", "E"), ("more", "m")], title="One"),
+                 _page("new.md", [], ["new"])]}
+
+
+def test_two_snapshots_give_the_pages_figures_and_numbers_that_changed():
+    found = changes.diff(OLD, NEW)
+    assert found.previous == "1.0.0"
+    assert (found.pages_added, found.pages_removed) == (["new.md"], ["old.md"])
+    assert found.pages_edited == {"one.md": ["edited"]} and found.sections_added == {"one.md": ["more"]}
+    assert found.figures_changed == ["blend"]  # `same` moved its thumbnail only: its data is the same
+    assert (found.figures_added, found.figures_removed) == (["fresh"], ["retired"])
+    assert found.numbers == [("blend.peak", 0.5, 0.625, ["one.md"]), ("gone.q", 1, None, ["old.md"])]
+    # one.md's #dropped is gone; retired's anchor stays as a note (fig-retired); old.md went with its page
+    assert found.vanished == [("one.md", "dropped"), ("old.md", "old")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pages(lang):
+    text = changes.markdown(changes.diff(OLD, NEW), NEW, lang, OLD, lambda fig_id, which: f"<{which} {fig_id}>")
+    rows = [line for line in text.splitlines() if line.startswith("| `blend.peak`")]
+    assert rows == [f"| `blend.peak` | 0.5 | 0.625 | [One{lang}](one.md) |"]
+    assert f"| [`blend`](one.md#fig-blend) | <before blend> | <after blend> |" in text
+    w = changes.WORDS[lang]
+    assert (f"- [One{lang}](one.md){w['sep']}{w['section']}{w['colon']}[edited{lang}](one.md#edited){w['sep']}"
+            f"{w['new_sections']}{w['colon']}[more{lang}](one.md#more)") in text  # in the language's punctuation
+    assert f"[T{lang}](new.md)" in text and f"- Old{lang}" in text  # added (linked), removed (its old title)
+    assert f"| `gone.q` | 1 | {changes.WORDS[lang]['gone']} | Old{lang} |" in text  # a number no longer printed
+    assert "`one.md#dropped`" in text and "`old.md#old`" in text
+    assert "toy.n" not in text  # unchanged
+    for anchor in ("changes-pages", "changes-pages-added", "changes-pages-removed", "changes-pages-edited",
+                   "changes-figures", "changes-figures-added", "changes-figures-removed", "changes-numbers",
+                   "changes-anchors"):
+        assert f"{{#{anchor}}}" in text
+
+
+def test_with_no_earlier_release_the_page_says_it_is_the_first():
+    assert changes.markdown(None, None, "en", None) == changes.WORDS["en"]["first"] + "\n"
+
+
+def _git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.org", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@e.org", "PATH": "/usr/bin:/bin"})
+
+
+def test_the_previous_release_is_the_newest_earlier_tag_that_head_descends_from(tmp_path, monkeypatch):
+    monkeypatch.delenv(changes.PREVIOUS_ENV, raising=False)
+    assert changes.previous_release(tmp_path, "1.1.0") is None  # not a repository: the first release
+    _git(tmp_path, "init", "-q", "-b", "main")
+    for tags in (["v0.9.0"], ["v0.10.0", "not-a-release", "v2.0"], []):
+        _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "c")
+        for tag in tags:
+            _git(tmp_path, "tag", tag)
+    assert changes.previous_release(tmp_path, "1.1.0") == "v0.10.0"  # by number, not by text: 10 > 9
+    _git(tmp_path, "checkout", "-q", "-b", "side", "HEAD~1")
+    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "side")
+    _git(tmp_path, "tag", "v5.0.0")  # on another branch: not an ancestor of main
+    _git(tmp_path, "checkout", "-q", "main")
+    _git(tmp_path, "tag", "v1.1.0")  # HEAD's own version is not its previous release
+    assert changes.previous_release(tmp_path, "1.1.0") == "v0.10.0"
+    assert changes.previous_release(tmp_path, "1.2.0") == "v1.1.0"
+    monkeypatch.setenv(changes.PREVIOUS_ENV, "v0.9.0")
+    assert changes.previous_release(tmp_path, "1.1.0") == "v0.9.0"
+    monkeypatch.setenv(changes.PREVIOUS_ENV, "none")
+    assert changes.previous_release(tmp_path, "1.1.0") is None
+    monkeypatch.setenv(changes.PREVIOUS_ENV, "v9.9.9")
+    with pytest.raises(changes.ChangesError, match="v9.9.9"):
+        changes.previous_release(tmp_path, "1.1.0")
+
+
+@pytest.fixture(scope="module")
+def this_tree():
+    return snapshot.snapshot()
+
+
+def test_the_snapshot_of_this_tree_has_every_number_and_every_page_with_its_anchors(this_tree):
+    from mha_ref import quantities
+    assert set(this_tree["quantities"]) == set(quantities.QUANTITIES)
+    assert all(not isinstance(v, dict) for v in this_tree["quantities"].values())  # every one computed
+    nav = yaml.safe_load(re.sub(r"!\w+.*", "", (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]
+    assert [p["page"] for p in this_tree["pages"]] == nav
+    for page in this_tree["pages"]:
+        for lang in ("zh", "en"):
+            source = (ROOT / "docs" / page["page"].replace(".md", f".{lang}.md")).read_text(encoding="utf-8")
+            headed = set(re.findall(r"(?m)^#+ .*\{#([\w-]+)\}\s*$", source))
+            assert headed <= set(page["anchors"]), (page["page"], lang, headed - set(page["anchors"]))
+            printed = set(re.findall(r"\{\{ *value +([\w.]+)", source))
+            assert printed <= set(page["values"]), (page["page"], lang)
+            figures = re.findall(r"(?m)^\{\{ *figure +([\w-]+)", source)
+            assert {f"fig-{f}" for f in figures} <= set(page["anchors"])
+    page4 = next(p for p in this_tree["pages"] if p["page"] == "what-trained-heads-do.md")
+    assert "fig-trained-maps" in page4["anchors"]  # a retired figure's note keeps its anchor
+    assert all(set(f) >= {"thumb"} and ("data" in f or "code" in f) for f in this_tree["figures"].values())
+
+
+def test_no_anchor_of_the_previous_release_disappeared_silently(this_tree):
+    """Every figure id and anchor of the previous release is still here, as a figure, an anchor or a
+    note carrying it; only when this checkout has an earlier release tag."""
+    tag = changes.previous_release(ROOT)
+    if tag is None:
+        pytest.skip("no earlier release tag in this checkout")
+    assert changes.diff(changes.release_snapshot(tag), this_tree).vanished == []
+
+
+def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplog):
+    """A warning (which --strict turns into a failed build) per anchor that vanished, once a build."""
+    monkeypatch.setattr(changes, "previous_release", lambda root, version: "v1.0.0")
+    monkeypatch.setattr(changes, "release_snapshot", lambda tag, root: OLD)
+    monkeypatch.setattr(changes.snap, "snapshot", lambda root: NEW)
+    changes._compared.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="mkdocs"):
+            text = changes.expand("# T\n\n{{ changes }}\n", "en", lambda path: f"figures/{path}", 2, ROOT)
+            changes.expand("# T\n\n{{ changes }}\n", "zh", lambda path: f"figures/{path}", 1, ROOT)
+    finally:
+        changes._compared.cache_clear()
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 2 and "#dropped of one.md in v1.0.0" in warned[0] and "#old of old.md" in warned[1]
+    assert "`one.md#dropped`" in text and "{{ changes }}" not in text
+    # not a release: the earlier frame is named, not linked (its frozen folder is not beside this build)
+    assert '<img src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
