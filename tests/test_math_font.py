@@ -57,6 +57,9 @@ def test_the_characters_are_read_from_every_pages_maths_and_only_there(tmp_path)
                                                       '<math\n><mo>⇔</mo></math>')
     used = mathfont.used_characters(tmp_path)
     assert used - mathfont.BASE == {ord(c) for c in "∑ξℝ⇔"}  # "<" is ASCII; Σ stands outside the maths
+    # a root's sign is the font's √, drawn by the browser for <msqrt> with no character on the page
+    (tmp_path / "root.html").write_text("<math><msqrt><mi>d</mi></msqrt></math>")
+    assert mathfont.used_characters(tmp_path) - used == {0x221A}
     assert {ord("x"), 0x1D465, 0x210E} <= mathfont.BASE  # x, and the italic x and h a browser draws for <mi>x</mi>
 
 
@@ -112,17 +115,22 @@ MEASURE = """() => [...document.querySelectorAll('.mha-math math mo')].map(mo =>
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_display_maths_is_set_with_a_math_font(browser, served, lang):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    signs = []
+    signs, roots = [], []
     for path in ("one-head-blends/", "reference/", "heads-side-by-side/"):
         page.goto(served + ("en/" if lang == "en" else "") + path, wait_until="networkidle")
         page.evaluate("document.fonts.ready.then(() => true)")
         signs += page.evaluate(MEASURE)
+        # a root's sign is drawn before what it covers: the room between the <msqrt>'s left edge and
+        # its content's (none when the font has no √: the sign vanished, and the width with it)
+        roots += page.evaluate("""() => [...document.querySelectorAll('msqrt')].map(r =>
+            r.firstElementChild.getBoundingClientRect().left - r.getBoundingClientRect().left)""")
     page.close()
     sums = [s["height"] for s in signs if s["sign"] == "∑"]
     brackets = [s["height"] for s in signs if s["aroundFraction"]]
-    assert sums and brackets
+    assert sums and brackets and roots
     assert min(sums) >= 1.3, sums  # a display sum is larger than the text around it
     assert min(brackets) >= 2, brackets  # brackets grow to hold a fraction
+    assert min(roots) >= 4, roots  # px: the sign takes room
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

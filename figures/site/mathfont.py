@@ -56,12 +56,19 @@ MATH_ELEMENT = re.compile(r"<math\b.*?</math>", re.S)
 TAG = re.compile(r"<[^>]*>")
 
 
+# what the browser draws for an element from the font with no character of the page's: a root's sign
+DRAWN_FOR = {"msqrt": 0x221A, "mroot": 0x221A}
+ELEMENT_NAME = re.compile(r"<(m[a-z]+)\b")
+
+
 def used_characters(site_dir: Path) -> set[int]:
-    """The code points inside the <math> elements of every page the build wrote, and BASE."""
+    """The code points inside the <math> elements of every page the build wrote, those the browser
+    draws for their elements (DRAWN_FOR: the root sign of <msqrt>), and BASE."""
     used = set(BASE)
     for page in sorted(site_dir.rglob("*.html")):
         for element in MATH_ELEMENT.findall(page.read_text(encoding="utf-8")):
             used.update(map(ord, html.unescape(TAG.sub("", element))))
+            used.update(DRAWN_FOR[name] for name in ELEMENT_NAME.findall(element) if name in DRAWN_FOR)
     return used
 
 
