@@ -1,4 +1,4 @@
-"""The self-check for a learner's own implementation (mha_ref/selfcheck.py) and its test vectors
+"""The self-check for a learner's own implementation (mha_ref/selfcheck/check.py) and its test vectors
 (mha_ref/vectors.py): a correct module passes, each common mistake is caught at its stage and named,
 a module that cannot run gets one clear line, and the vectors are mha_ref's own numbers."""
 
@@ -222,23 +222,29 @@ def test_the_file_is_the_same_bytes_each_time():
 
 
 def test_the_script_imports_nothing_but_numpy_and_the_standard_library():
-    tree = ast.parse((ROOT / "mha_ref" / "selfcheck.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "mha_ref" / "selfcheck" / "check.py").read_text(encoding="utf-8"))
     top = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     top |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
     relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
     assert not relative
-    assert top - {"numpy", "mha_ref"} <= sys.stdlib_module_names
-    # mha_ref only inside load_vectors' fallback, which the downloaded script never reaches beside its file
-    lazy = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "mha_ref"]
-    assert all(n.col_offset > 0 for n in lazy)
+    assert top - {"numpy"} <= sys.stdlib_module_names
 
 
 def test_the_module_runs_as_a_command_on_its_own(tmp_path, npz):
     """The downloaded script: a copy of the file outside the repository, the vectors beside it."""
     script = tmp_path / "mha_selfcheck.py"
-    script.write_bytes((ROOT / "mha_ref" / "selfcheck.py").read_bytes())
+    script.write_bytes((ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes())
     (tmp_path / selfcheck.VECTORS).write_bytes(npz.read_bytes())
     mine = learner(tmp_path, LEARNER.replace("STAGES", "out"))
     run = subprocess.run([sys.executable, "-I", str(script), str(mine)], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"{len(vectors.CONFIGS)} of {len(vectors.CONFIGS)} configurations match" in run.stdout
+
+
+def test_in_the_repository_it_runs_as_a_module_on_vectors_made_afresh(tmp_path):
+    mine = learner(tmp_path, LEARNER.replace(MISTAKE["keys_as_values"][0], MISTAKE["keys_as_values"][1])
+                   .replace("STAGES", "out"))
+    run = subprocess.run([sys.executable, "-m", "mha_ref.selfcheck", str(mine)], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"most likely: {selfcheck.MISTAKES['keys_as_values']}" in run.stdout

@@ -1,7 +1,7 @@
 """Check your own multi-head attention against mha_ref's test vectors, stage by stage.
 
-    python -m mha_ref.selfcheck my_module.py                       (in the repository)
-    python mha_selfcheck.py my_module.py mha-selfcheck-vectors.npz  (the two downloads)
+    python mha_selfcheck.py my_module.py [mha-selfcheck-vectors.npz]  (the two downloads: this file)
+    python -m mha_ref.selfcheck my_module.py                           (in the repository)
 
 Needs numpy only. my_module.py defines, in plain numpy (row vectors: a token is a row, x @ w + b):
 
@@ -64,19 +64,15 @@ class Stop(Exception):
 
 # --- reading the vectors and the learner's module ------------------------------------------------
 
-def load_vectors(path: str | None = None) -> dict[str, dict[str, np.ndarray]]:
+def load_vectors(path: str | bytes | None = None) -> dict[str, dict[str, np.ndarray]]:
     """config name -> {"x": ..., "expected/out": ..., "mistake/no_scale/out": ...}, in the file's order.
-    Without a path: the download beside this script, or (in the repository) mha_ref.vectors."""
+    `path` is a file's path or the file's bytes; without one, the download beside this script."""
     if path is None:
-        beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), VECTORS)
-        if os.path.exists(beside):
-            path = beside
-        else:
-            try:
-                from mha_ref import vectors  # only in the repository: the file made afresh
-            except ImportError:
-                raise Stop(f"no test vectors: download {VECTORS} and give its path after your module's") from None
-            path = io.BytesIO(vectors.npz_bytes())
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), VECTORS)
+        if not os.path.exists(path):
+            raise Stop(f"no test vectors: download {VECTORS} beside this script, or give its path after your module's")
+    if isinstance(path, bytes):
+        path = io.BytesIO(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             found: dict[str, dict[str, np.ndarray]] = {}
@@ -241,7 +237,7 @@ def check_backward(module, v, args, keywords, path) -> list[str]:
     return []
 
 
-def run(module_path: str, vectors_path: str | None = None, out=sys.stdout) -> int:
+def run(module_path: str, vectors_path: str | bytes | None = None, out=sys.stdout) -> int:
     """Check the module on every configuration, print the report; 0 when everything matches."""
     try:
         module = load_module(module_path)
@@ -263,7 +259,8 @@ def run(module_path: str, vectors_path: str | None = None, out=sys.stdout) -> in
     return 1 if failed else 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, vectors: bytes | None = None) -> int:
+    """The command: my_module.py [vectors.npz]; `vectors` (the file's bytes) stands in for a missing path."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
@@ -271,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) not in (1, 2):
         print(f"usage: python -m mha_ref.selfcheck my_module.py [{VECTORS}]")
         return 1
-    return run(*argv)
+    return run(argv[0], argv[1] if len(argv) == 2 else vectors)
 
 
 if __name__ == "__main__":
