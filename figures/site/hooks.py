@@ -138,6 +138,7 @@ def on_files(files, config):
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     files = _add_cards(files, config, lang, default)
+    files = _add_selfcheck(files, config, lang, default)
     if lang == default:
         return files
     for f in files:
@@ -158,6 +159,18 @@ def _add_cards(files, config, lang: str, default: str):
     for path, data in made.items():
         f = File.generated(config, path, content=data)
         if lang != default:  # its file under en/, where the English glossary's link leads
+            _under(lang, f, config)
+        files.append(f)
+    return files
+
+
+def _add_selfcheck(files, config, lang: str, default: str):
+    """The self-check's test vectors and script (figures/publish/selfcheck_files.py) under this
+    language's downloads/: the-code and reference pages link them relative to docs/."""
+    made = importlib.import_module("figures.publish.selfcheck_files").files()
+    for path, data in made.items():
+        f = File.generated(config, path, content=data)
+        if lang != default:
             _under(lang, f, config)
         files.append(f)
     return files
