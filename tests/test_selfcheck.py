@@ -248,3 +248,25 @@ def test_in_the_repository_it_runs_as_a_module_on_vectors_made_afresh(tmp_path):
                          cwd=ROOT)
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"most likely: {selfcheck.MISTAKES['keys_as_values']}" in run.stdout
+
+
+@pytest.mark.parametrize("root", ["", "en/"])
+def test_the_built_pages_link_the_two_downloads_and_they_work(site, root, tmp_path):
+    """Both languages' the-code and reference pages link the vectors and the script; the script
+    downloaded beside the vectors passes a correct module."""
+    from built_pages import parsed
+
+    found = {}
+    for page in ("the-code", "reference"):
+        html = parsed(site / root / page / "index.html")
+        hrefs = {a["href"] for a in html.select("article a[href]") if "downloads/" in a["href"]}
+        linked = {href.rsplit("/", 1)[1]: (site / root / page / href).resolve() for href in hrefs}
+        assert {selfcheck.VECTORS, "mha_selfcheck.py"} <= set(linked), (page, hrefs)
+        found.update(linked)
+    assert found["mha_selfcheck.py"].read_bytes() == (ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes()
+    for name in (selfcheck.VECTORS, "mha_selfcheck.py"):
+        (tmp_path / name).write_bytes(found[name].read_bytes())
+    mine = learner(tmp_path, LEARNER.replace("STAGES", "out"))
+    run = subprocess.run([sys.executable, "-I", str(tmp_path / "mha_selfcheck.py"), str(mine)], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
