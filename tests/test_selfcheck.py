@@ -270,3 +270,18 @@ def test_the_built_pages_link_the_two_downloads_and_they_work(site, root, tmp_pa
     run = subprocess.run([sys.executable, "-I", str(tmp_path / "mha_selfcheck.py"), str(mine)], capture_output=True,
                          text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
+    from figures.publish import selfcheck_files
+    from mha_ref import store
+
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    cold = selfcheck_files.files()
+    assert [p.suffix for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [".npz"]
+
+    def computed_again():
+        raise AssertionError("the vectors were computed again")
+
+    monkeypatch.setattr(vectors, "npz_bytes", computed_again)
+    assert selfcheck_files.files() == cold
