@@ -165,14 +165,11 @@ def _add_cards(files, config, lang: str, default: str):
 
 
 def _add_selfcheck(files, config, lang: str, default: str):
-    """The self-check's test vectors and script (figures/publish/selfcheck_files.py) under this
-    language's downloads/: the-code and reference pages link them relative to docs/."""
-    made = importlib.import_module("figures.publish.selfcheck_files").files()
-    for path, data in made.items():
-        f = File.generated(config, path, content=data)
-        if lang != default:
-            _under(lang, f, config)
-        files.append(f)
+    """The self-check's test vectors and script (figures/publish/selfcheck_files.py), the same bytes
+    in every language: one copy under the site root's downloads/, which each language's build
+    writes alike and its the-code and reference pages link (relative to docs/)."""
+    for path, data in importlib.import_module("figures.publish.selfcheck_files").files().items():
+        files.append(File.generated(config, path, content=data))
     return files
 
 
