@@ -87,7 +87,7 @@ def report(module: Path, npz: Path) -> tuple[int, str]:
     return status, out.getvalue()
 
 
-@pytest.mark.parametrize("returns", ["out", EVERY_STAGE])
+@pytest.mark.parametrize("returns", ["out", EVERY_STAGE, EVERY_STAGE.replace("k=k, v=v", "k=k_all, v=v_all")])
 def test_a_correct_module_passes_every_configuration(tmp_path, npz, returns):
     status, text = report(learner(tmp_path, LEARNER.replace("STAGES", returns)), npz)
     assert status == 0, text
