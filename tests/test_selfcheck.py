@@ -285,3 +285,16 @@ def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
 
     monkeypatch.setattr(vectors, "npz_bytes", computed_again)
     assert selfcheck_files.files() == cold
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_pages_table_names_the_configurations_as_the_report_does(tmp_path, npz, lang):
+    from figures.site.tables import table_markdown
+
+    text = report(learner(tmp_path, LEARNER.replace("STAGES", "out")), npz)[1]
+    reported = [line.split(" (", 1)[0] for line in text.splitlines()[:-1]]
+    rows = table_markdown("selfcheck-configs", lang, "test").splitlines()[2:]
+    assert [r.split("|")[1].strip().strip("`") for r in rows] == reported
+    for row, line in zip(rows, text.splitlines()):
+        n, d_model, h = (int(c) for c in row.split("|")[2:5])
+        assert f"n={n}, d_model={d_model}, h={h}" in line
