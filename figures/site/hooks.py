@@ -138,6 +138,7 @@ def on_files(files, config):
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     files = _add_cards(files, config, lang, default)
+    files = _add_selfcheck(files, config, lang, default)
     if lang == default:
         return files
     for f in files:
@@ -160,6 +161,15 @@ def _add_cards(files, config, lang: str, default: str):
         if lang != default:  # its file under en/, where the English glossary's link leads
             _under(lang, f, config)
         files.append(f)
+    return files
+
+
+def _add_selfcheck(files, config, lang: str, default: str):
+    """The self-check's test vectors and script (figures/publish/selfcheck_files.py), the same bytes
+    in every language: one copy under the site root's downloads/, which each language's build
+    writes alike and its the-code and reference pages link (relative to docs/)."""
+    for path, data in importlib.import_module("figures.publish.selfcheck_files").files().items():
+        files.append(File.generated(config, path, content=data))
     return files
 
 

@@ -59,6 +59,18 @@ def _toy_head_roles(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     return head, rows
 
 
+def _selfcheck_configs(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The self-check's configurations (mha_ref.vectors), under the names its report uses."""
+    from mha_ref import vectors  # imported here: this table is the only user in this module
+
+    head = ("配置", "$n$", "$d_\\text{model}$", "$h$", "键/值头数", "偏置", "掩码") if zh else \
+        ("configuration", "$n$", "$d_\\text{model}$", "$h$", "key/value heads", "biases", "mask")
+    yes, no, causal = ("有", "无", "因果") if zh else ("yes", "no", "causal")
+    rows = [(f"`{c.name}`", str(c.n), str(c.d_model), str(c.h), str(c.kv_heads or c.h), yes if c.bias else no,
+             causal if c.causal else no) for c in vectors.CONFIGS]
+    return head, rows
+
+
 def table_markdown(name: str, lang: str, where: str) -> str:
     """A Markdown table of published data, headed in the page's language."""
     zh = lang == "zh"
@@ -74,10 +86,13 @@ def table_markdown(name: str, lang: str, where: str) -> str:
         rows = [(str(r.h), str(r.d_k), f"{r.ppl:.2f}", f"{r.bleu:.1f}") for r in models.HEAD_COUNT_TABLE]
     elif name == "toy-head-roles":
         head, rows = _toy_head_roles(zh)
+    elif name == "selfcheck-configs":
+        head, rows = _selfcheck_configs(zh)
     elif name in cheatsheet.TABLES:  # the reference page's notation, shapes and costs
         head, rows, align = cheatsheet.TABLES[name](zh)
     else:
         raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count, toy-head-roles, "
+                          "selfcheck-configs, "
                           + ", ".join(cheatsheet.TABLES))
     align = align or "l" * len(head)
     lines = ["| " + " | ".join(head) + " |", "|" + "".join("---:|" if a == "r" else "---|" for a in align)]

@@ -1,0 +1,153 @@
+"""Test vectors for a learner's own multi-head attention, computed by mha_ref (the checker is selfcheck.py).
+
+For each configuration in CONFIGS: the inputs (x, the parameters, the mask, d_out), every stage of the
+forward pass (STAGES) and the gradients of the fixed loss sum(out * d_out) with respect to x and every
+parameter. For each common mistake in MISTAKES, the same forward pass with that one mistake, stage by
+stage, so that the checker can name the mistake a learner's first wrong stage matches.
+
+Inputs are drawn as float16 and stored so: the numbers a learner reads are exactly the ones mha_ref
+computed with (in float64). Results are stored as float32, close enough for the checker's tolerance
+and half the bytes; a published width's four matrices are what the file weighs.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+from typing import NamedTuple
+
+import numpy as np
+
+from .attention import init_params, merge_heads, mha_trace, softmax, split_heads
+from .backward import multi_head_attention_backward
+from .models import model
+from .params import MHAParams
+from .selfcheck.check import MISTAKES, STAGES  # the checker names the mistakes; it needs numpy only
+
+PARAMS = MHAParams._fields  # w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the same configurations give the same bytes
+
+
+class Config(NamedTuple):
+    name: str
+    n: int
+    d_model: int
+    h: int
+    kv_heads: int | None = None  # None: as many key/value heads as heads
+    bias: bool = True
+    causal: bool = False  # a causal mask: token i may attend to tokens 0 ... i
+    seed: int = 0
+
+
+_BASE = model("Transformer base")
+CONFIGS = (
+    Config("small", n=4, d_model=8, h=2),  # d_k = n: a forgotten transpose still runs
+    Config("one-head-causal", n=5, d_model=6, h=1, causal=True, seed=1),
+    Config("eight-heads-no-bias", n=6, d_model=32, h=8, bias=False, causal=True, seed=2),
+    Config("grouped-kv", n=4, d_model=16, h=4, kv_heads=2, causal=True, seed=3),
+    Config("transformer-base", n=4, d_model=_BASE.d_model, h=_BASE.heads, causal=True, seed=4),
+)
+
+
+def inputs(c: Config):
+    """x [n, d_model], params (float16 values, as float64), mask [n, n] or None, d_out [n, d_model]."""
+    p = init_params(c.d_model, c.h, kv_heads=c.kv_heads, seed=c.seed, bias=c.bias)
+    p = MHAParams(*(None if a is None else a.astype(np.float16).astype(np.float64) for a in p))
+    rng = np.random.default_rng(1000 + c.seed)
+    x = rng.standard_normal((c.n, c.d_model)).astype(np.float16).astype(np.float64)
+    d_out = rng.standard_normal((c.n, c.d_model)).astype(np.float16).astype(np.float64)
+    mask = np.tril(np.ones((c.n, c.n), dtype=bool)) if c.causal else None
+    return x, p, mask, d_out
+
+
+def stages(x, p: MHAParams, h: int, mask=None, kv_heads=None) -> dict[str, np.ndarray]:
+    """Every stage of the forward pass, from mha_trace. k and v are [kv_heads, n, d_k]: one per
+    key/value head, as a grouped-query implementation keeps them; scores is q k^T before the scale,
+    scaled after it and before the mask."""
+    t = mha_trace(x, p, h, mask=mask, kv_heads=kv_heads)
+    kv = kv_heads or h
+    d_k = x.shape[-1] // h
+    scores = t.q @ np.swapaxes(t.k, -1, -2)
+    return {"q": t.q, "k": t.k[:: h // kv], "v": t.v[:: h // kv], "scores": scores,
+            "scaled": scores / math.sqrt(d_k), "weights": t.weights, "heads": t.heads, "concat": t.concat,
+            "out": t.out}
+
+
+def gradients(x, p: MHAParams, h: int, d_out, mask=None, kv_heads=None) -> dict[str, np.ndarray]:
+    """d_x and d_<param> for every parameter the block has, of the loss sum(out * d_out)."""
+    d_p, d_x = multi_head_attention_backward(x, p, h, d_out, mask=mask, kv_heads=kv_heads)
+    return {"d_x": d_x, **{f"d_{name}": a for name, a in zip(PARAMS, d_p) if a is not None}}
+
+
+# --- the common mistakes: the forward pass again, each with one thing wrong -----------------------
+
+def _proj(x, w, b):
+    return x @ w if b is None else x @ w + b
+
+
+def _split_strided(a, h):
+    """[n, d_model] -> [h, n, d_k] with head i taking columns i, i + h, i + 2h ...: the mistake."""
+    n, d = a.shape
+    return a.reshape(n, d // h, h).transpose(2, 0, 1)
+
+
+def _mistaken(x, p: MHAParams, h: int, mask, kv_heads, mistake: str) -> dict[str, np.ndarray] | None:
+    """The stages with one mistake; None when it cannot run (a forgotten transpose needs d_k = n) or
+    changes nothing here (a mask applied late, without a mask)."""
+    n, d_model = x.shape
+    kv = kv_heads or h
+    d_k = d_model // h
+    if (mistake == "transpose" and d_k != n) or (mistake == "mask_after_softmax" and mask is None):
+        return None
+    split = _split_strided if mistake == "strided_split" else split_heads
+    q = split(_proj(x, p.w_q, p.b_q), h)
+    k = split(_proj(x, p.w_k, p.b_k), kv)
+    v = k if mistake == "keys_as_values" else split(_proj(x, p.w_v, p.b_v), kv)
+    k_all, v_all = np.repeat(k, h // kv, axis=0), np.repeat(v, h // kv, axis=0)  # query head i: kv head i // group
+    scores = q @ (k_all if mistake == "transpose" else np.swapaxes(k_all, -1, -2))
+    scaled = scores if mistake == "no_scale" else scores / math.sqrt(d_k)
+    allowed = np.ones((n, n), dtype=bool) if mask is None else mask
+    if mistake == "mask_after_softmax":
+        weights = np.where(allowed, softmax(scaled, axis=-1), 0.0)
+    else:
+        weights = softmax(np.where(allowed, scaled, -np.inf), axis=-2 if mistake == "softmax_axis" else -1)
+    heads = weights @ v_all
+    concat = merge_heads(heads)
+    return {"q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "weights": weights, "heads": heads,
+            "concat": concat, "out": _proj(concat, p.w_o, p.b_o)}
+
+
+# --- the file ---------------------------------------------------------------------------------------
+
+def arrays() -> dict[str, np.ndarray]:
+    """Every array of the file, named '<config>/<what>': inputs as float16 (exact), results float32."""
+    out: dict[str, np.ndarray] = {}
+    for c in CONFIGS:
+        x, p, mask, d_out = inputs(c)
+        out[f"{c.name}/config"] = np.array([c.n, c.d_model, c.h, c.kv_heads or c.h, c.bias, c.causal], dtype=np.int64)
+        out[f"{c.name}/x"], out[f"{c.name}/d_out"] = x.astype(np.float16), d_out.astype(np.float16)
+        out.update({f"{c.name}/{name}": a.astype(np.float16) for name, a in zip(PARAMS, p) if a is not None})
+        if mask is not None:
+            out[f"{c.name}/mask"] = mask
+        out.update({f"{c.name}/expected/{s}": a.astype(np.float32)
+                    for s, a in stages(x, p, c.h, mask, c.kv_heads).items()})
+        out.update({f"{c.name}/grad/{g}": a.astype(np.float32)
+                    for g, a in gradients(x, p, c.h, d_out, mask, c.kv_heads).items()})
+        for m in MISTAKES:
+            wrong = _mistaken(x, p, c.h, mask, c.kv_heads, m)
+            if wrong is not None:
+                out.update({f"{c.name}/mistake/{m}/{s}": a.astype(np.float32) for s, a in wrong.items()})
+    return out
+
+
+def npz_bytes(found: dict[str, np.ndarray] | None = None) -> bytes:
+    """The arrays as an .npz that np.load reads, the same bytes each time: np.savez dates each
+    member with the clock, so the members are written here with one fixed date."""
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, a in (arrays() if found is None else found).items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(a), allow_pickle=False)
+            z.writestr(zipfile.ZipInfo(f"{name}.npy", ZIP_TIME), member.getvalue(), zipfile.ZIP_DEFLATED)
+    return raw.getvalue()

@@ -1,0 +1,300 @@
+"""The self-check for a learner's own implementation (mha_ref/selfcheck/check.py) and its test vectors
+(mha_ref/vectors.py): a correct module passes, each common mistake is caught at its stage and named,
+a module that cannot run gets one clear line, and the vectors are mha_ref's own numbers."""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mha_ref
+from mha_ref import selfcheck, vectors
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A learner's module, written from the maths in plain numpy; each MISTAKE line below swaps one line of it.
+LEARNER = '''
+import numpy as np
+
+def softmax(s, axis=-1):
+    e = np.exp(s - s.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+def split(a, heads):                       # [n, heads * d_k] -> [heads, n, d_k]
+    n, width = a.shape
+    return a.reshape(n, heads, width // heads).transpose(1, 0, 2)
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, h, b_q=None, b_k=None, b_v=None, b_o=None,
+                         mask=None, kv_heads=None):
+    kv_heads = kv_heads or h
+    zero = 0.0
+    q = split(x @ w_q + (zero if b_q is None else b_q), h)
+    k = split(x @ w_k + (zero if b_k is None else b_k), kv_heads)
+    v = split(x @ w_v + (zero if b_v is None else b_v), kv_heads)
+    k_all, v_all = np.repeat(k, h // kv_heads, axis=0), np.repeat(v, h // kv_heads, axis=0)
+    d_k = q.shape[-1]
+    scores = q @ k_all.transpose(0, 2, 1)
+    scaled = scores / np.sqrt(d_k)
+    allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask
+    weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)
+    heads = weights @ v_all
+    concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)
+    out = concat @ w_o + (zero if b_o is None else b_o)
+    return STAGES
+'''
+EVERY_STAGE = ('dict(q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, heads=heads, concat=concat, '
+               'out=out)')
+
+# mistake -> (the right line, the wrong one, the stage it first shows in)
+MISTAKE = {
+    "transpose": ("scores = q @ k_all.transpose(0, 2, 1)", "scores = q @ k_all", "scores"),
+    "no_scale": ("scaled = scores / np.sqrt(d_k)", "scaled = scores", "scaled"),
+    "strided_split": ("return a.reshape(n, heads, width // heads).transpose(1, 0, 2)",
+                      "return a.reshape(n, width // heads, heads).transpose(2, 0, 1)", "q"),
+    "softmax_axis": ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",
+                     "weights = softmax(np.where(allowed, scaled, -np.inf), axis=-2)", "weights"),
+    "mask_after_softmax": ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",
+                           "weights = np.where(allowed, softmax(scaled, axis=-1), 0.0)", "weights"),
+    "keys_as_values": ("v = split(x @ w_v + (zero if b_v is None else b_v), kv_heads)",
+                       "v = split(x @ w_k + (zero if b_k is None else b_k), kv_heads)", "v"),
+}
+
+
+@pytest.fixture(scope="module")
+def npz(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("vectors") / selfcheck.VECTORS
+    path.write_bytes(vectors.npz_bytes())
+    return path
+
+
+def learner(tmp_path: Path, source: str, name: str = "mine.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def report(module: Path, npz: Path) -> tuple[int, str]:
+    out = io.StringIO()
+    status = selfcheck.run(str(module), str(npz), out=out)
+    return status, out.getvalue()
+
+
+@pytest.mark.parametrize("returns", ["out", EVERY_STAGE, EVERY_STAGE.replace("k=k, v=v", "k=k_all, v=v_all")])
+def test_a_correct_module_passes_every_configuration(tmp_path, npz, returns):
+    status, text = report(learner(tmp_path, LEARNER.replace("STAGES", returns)), npz)
+    assert status == 0, text
+    assert f"{len(vectors.CONFIGS)} of {len(vectors.CONFIGS)} configurations match" in text
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKE))
+def test_each_common_mistake_is_caught_at_its_stage_and_named(tmp_path, npz, mistake):
+    right, wrong, stage = MISTAKE[mistake]
+    assert LEARNER.count(right) == 1
+    source = LEARNER.replace(right, wrong).replace("STAGES", EVERY_STAGE)
+    status, text = report(learner(tmp_path, source), npz)
+    assert status == 1
+    named = [line for line in text.splitlines() if "most likely: " in line]
+    assert named, text
+    assert all(line.strip() == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in named), text
+    for line in text.splitlines():
+        if "differs first at" in line:
+            assert f"): {stage} differs first at" in line, text
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKE))
+def test_a_mistake_is_named_from_the_output_alone(tmp_path, npz, mistake):
+    right, wrong, _ = MISTAKE[mistake]
+    status, text = report(learner(tmp_path, LEARNER.replace(right, wrong).replace("STAGES", "out")), npz)
+    assert status == 1 and f"most likely: {selfcheck.MISTAKES[mistake]}" in text, text
+
+
+def test_the_report_says_where_and_by_how_much(tmp_path, npz):
+    source = LEARNER.replace(MISTAKE["no_scale"][0], MISTAKE["no_scale"][1]).replace("STAGES", EVERY_STAGE)
+    text = report(learner(tmp_path, source), npz)[1]
+    line = next(line for line in text.splitlines() if line.startswith("small ("))
+    v = selfcheck.load_vectors(str(npz))["small"]
+    scaled = v["expected/scaled"]  # first entry differs: every scaled score is off by sqrt(d_k)
+    got = v["expected/scores"]
+    worst = np.max(np.abs(got - scaled))
+    assert (f"scaled differs first at head 0, row 0, column 0: expected {scaled[0, 0, 0]:.6g}, "
+            f"got {got[0, 0, 0]:.6g} (largest difference {worst:.3g})") in line
+
+
+def test_a_module_that_does_not_import_gets_one_line(tmp_path, npz):
+    status, text = report(learner(tmp_path, "import numpy as np\ndef multi_head_attention(x:\n"), npz)
+    assert status == 1
+    assert text.strip().count("\n") == 0 and text.startswith("cannot import ") and "SyntaxError" in text
+    status, text = report(learner(tmp_path, "import numpy as np\nraise RuntimeError('boom')\n"), npz)
+    assert text.strip() == f"cannot import {tmp_path / 'mine.py'}: RuntimeError: boom (mine.py, line 2)"
+
+
+def test_a_missing_function_gets_one_line(tmp_path, npz):
+    status, text = report(learner(tmp_path, "def attention(q, k, v):\n    return q\n"), npz)
+    assert status == 1
+    assert text.strip() == (f"{tmp_path / 'mine.py'} defines no function multi_head_attention{selfcheck.SIGNATURE}")
+
+
+def test_a_wrong_shape_gets_one_line_per_configuration(tmp_path, npz):
+    source = LEARNER.replace("STAGES", "concat[:, :1]")
+    status, text = report(learner(tmp_path, source), npz)
+    assert status == 1
+    c = vectors.CONFIGS[0]
+    assert (f"wrong shape: multi_head_attention returned out of shape ({c.n}, 1), expected ({c.n}, {c.d_model}) "
+            f"= [n, d_model] = [{c.n}, {c.d_model}]") in text
+
+
+def test_a_function_without_kv_heads_is_told_so(tmp_path, npz):
+    source = LEARNER.replace("mask=None, kv_heads=None)", "mask=None)").replace("kv_heads = kv_heads or h", "kv_heads = h")
+    status, text = report(learner(tmp_path, source.replace("STAGES", "out")), npz)
+    assert status == 1
+    assert "grouped-kv (" in text and "not run: multi_head_attention takes no 'kv_heads'" in text
+    assert f"{len(vectors.CONFIGS) - 1} of {len(vectors.CONFIGS)} configurations match" in text
+
+
+BACKWARD = '''
+def multi_head_attention_backward(x, w_q, w_k, w_v, w_o, h, d_out, b_q=None, b_k=None, b_v=None, b_o=None,
+                                  mask=None, kv_heads=None):
+    from mha_ref import MHAParams, multi_head_attention_backward as ref
+    p = MHAParams(w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o)
+    d_p, d_x = ref(x, p, h, d_out, mask=mask, kv_heads=kv_heads)
+    found = {"d_" + name: g for name, g in zip(MHAParams._fields, d_p) if g is not None}
+    found["d_x"] = d_x SCALE
+    return found
+'''
+
+
+def test_gradients_are_checked_when_the_module_has_a_backward(tmp_path, npz):
+    forward = LEARNER.replace("STAGES", "out")
+    status, text = report(learner(tmp_path, forward + BACKWARD.replace(" SCALE", "")), npz)
+    assert status == 0 and "every stage given and every gradient matches" in text, text
+    status, text = report(learner(tmp_path, forward + BACKWARD.replace(" SCALE", " * 2")), npz)
+    assert status == 1 and "gradient d_x differs first at row 0, column 0" in text, text
+
+
+def test_the_vectors_are_mha_refs_numbers(npz):
+    """Recomputed here from mha_ref's public calls, not read back from vectors.arrays()."""
+    found = selfcheck.load_vectors(str(npz))
+    assert list(found) == [c.name for c in vectors.CONFIGS]
+    for c in vectors.CONFIGS:
+        v = found[c.name]
+        p = mha_ref.MHAParams(*(v[name].astype(np.float64) if name in v else None for name in mha_ref.MHAParams._fields))
+        x, mask = v["x"].astype(np.float64), v.get("mask")
+        assert (mask is not None) == c.causal and (p.b_q is not None) == c.bias
+        assert (mask is None) or (mask == np.tril(np.ones((c.n, c.n), dtype=bool))).all()
+        out, weights = mha_ref.multi_head_attention_loop(x, p, c.h, mask=mask, kv_heads=c.kv_heads)
+        t = mha_ref.mha_trace(x, p, c.h, mask=mask, kv_heads=c.kv_heads)
+        np.testing.assert_allclose(v["expected/out"], out, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(v["expected/weights"], weights, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(v["expected/q"], t.q, rtol=1e-5, atol=1e-6)
+        group = c.h // (c.kv_heads or c.h)
+        np.testing.assert_allclose(np.repeat(v["expected/v"], group, axis=0), t.v, rtol=1e-5, atol=1e-6)
+        allowed = np.isfinite(t.scores)
+        np.testing.assert_allclose(v["expected/scaled"][allowed], t.scores[allowed], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(v["expected/scaled"] * math.sqrt(c.d_model // c.h), v["expected/scores"], rtol=1e-5)
+        d_p, d_x = mha_ref.multi_head_attention_backward(x, p, c.h, v["d_out"].astype(np.float64), mask=mask,
+                                                         kv_heads=c.kv_heads)
+        np.testing.assert_allclose(v["grad/d_x"], d_x, rtol=1e-5, atol=1e-6)
+        for name, g in zip(mha_ref.MHAParams._fields, d_p):
+            assert (f"grad/d_{name}" in v) == (g is not None)
+            if g is not None:
+                np.testing.assert_allclose(v[f"grad/d_{name}"], g, rtol=1e-5, atol=1e-6)
+
+
+def test_the_vectors_cover_what_the_issue_asks():
+    hs = {c.h for c in vectors.CONFIGS}
+    assert min(hs) == 1 and 8 in hs
+    assert any(c.kv_heads and c.kv_heads < c.h for c in vectors.CONFIGS)
+    assert {c.causal for c in vectors.CONFIGS} == {True, False} and {c.bias for c in vectors.CONFIGS} == {True, False}
+    published = mha_ref.models.model("Transformer base")
+    assert any((c.d_model, c.h) == (published.d_model, published.heads) for c in vectors.CONFIGS)
+
+
+def test_the_file_is_the_same_bytes_each_time():
+    assert vectors.npz_bytes() == vectors.npz_bytes()
+
+
+def test_the_script_imports_nothing_but_numpy_and_the_standard_library():
+    tree = ast.parse((ROOT / "mha_ref" / "selfcheck" / "check.py").read_text(encoding="utf-8"))
+    top = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    top |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+    relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    assert not relative
+    assert top - {"numpy"} <= sys.stdlib_module_names
+
+
+def test_the_module_runs_as_a_command_on_its_own(tmp_path, npz):
+    """The downloaded script: a copy of the file outside the repository, the vectors beside it."""
+    script = tmp_path / "mha_selfcheck.py"
+    script.write_bytes((ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes())
+    (tmp_path / selfcheck.VECTORS).write_bytes(npz.read_bytes())
+    mine = learner(tmp_path, LEARNER.replace("STAGES", "out"))
+    run = subprocess.run([sys.executable, "-I", str(script), str(mine)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{len(vectors.CONFIGS)} of {len(vectors.CONFIGS)} configurations match" in run.stdout
+
+
+def test_in_the_repository_it_runs_as_a_module_on_vectors_made_afresh(tmp_path):
+    mine = learner(tmp_path, LEARNER.replace(MISTAKE["keys_as_values"][0], MISTAKE["keys_as_values"][1])
+                   .replace("STAGES", "out"))
+    run = subprocess.run([sys.executable, "-m", "mha_ref.selfcheck", str(mine)], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"most likely: {selfcheck.MISTAKES['keys_as_values']}" in run.stdout
+
+
+@pytest.mark.parametrize("root", ["", "en/"])
+def test_the_built_pages_link_the_two_downloads_and_they_work(site, root, tmp_path):
+    """Both languages' the-code and reference pages link the vectors and the script; the script
+    downloaded beside the vectors passes a correct module."""
+    from built_pages import parsed
+
+    found = {}
+    for page in ("the-code", "reference"):
+        html = parsed(site / root / page / "index.html")
+        hrefs = {a["href"] for a in html.select("article a[href]") if "downloads/" in a["href"]}
+        linked = {href.rsplit("/", 1)[1]: (site / root / page / href).resolve() for href in hrefs}
+        assert {selfcheck.VECTORS, "mha_selfcheck.py"} <= set(linked), (page, hrefs)
+        found.update(linked)
+    assert found["mha_selfcheck.py"].read_bytes() == (ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes()
+    for name in (selfcheck.VECTORS, "mha_selfcheck.py"):
+        (tmp_path / name).write_bytes(found[name].read_bytes())
+    mine = learner(tmp_path, LEARNER.replace("STAGES", "out"))
+    run = subprocess.run([sys.executable, "-I", str(tmp_path / "mha_selfcheck.py"), str(mine)], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
+    from figures.publish import selfcheck_files
+    from mha_ref import store
+
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    cold = selfcheck_files.files()
+    assert [p.suffix for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [".npz"]
+
+    def computed_again():
+        raise AssertionError("the vectors were computed again")
+
+    monkeypatch.setattr(vectors, "npz_bytes", computed_again)
+    assert selfcheck_files.files() == cold
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_pages_table_names_the_configurations_as_the_report_does(tmp_path, npz, lang):
+    from figures.site.tables import table_markdown
+
+    text = report(learner(tmp_path, LEARNER.replace("STAGES", "out")), npz)[1]
+    reported = [line.split(" (", 1)[0] for line in text.splitlines()[:-1]]
+    rows = table_markdown("selfcheck-configs", lang, "test").splitlines()[2:]
+    assert [r.split("|")[1].strip().strip("`") for r in rows] == reported
+    for row, line in zip(rows, text.splitlines()):
+        n, d_model, h = (int(c) for c in row.split("|")[2:5])
+        assert f"n={n}, d_model={d_model}, h={h}" in line
