@@ -29,9 +29,11 @@ from figures.site.changes import WORDS
 OLD, NEW = "1.0.0", "1.1.0"
 PAGE = "one-head-blends/"
 EDIT = {"zh": "\n\n本段只在 {v} 版里。\n", "en": "\n\nThis paragraph is only in version {v}.\n"}
-# a number changed in 1.1.0: (the file, the text, what 1.1.0 has) and the quantity, old and new, the page printing it
-NUMBER = ("mha_ref/models.py", '"bleu_drop": 0.25, "source": "voita2019"}', '"bleu_drop": 0.5, "source": "voita2019"}')
-CHANGED = ("voita.drop_subs", "0.25", "0.5", "what-trained-heads-do/")
+# a number changed in 1.1.0: (the file, the text, what 1.1.0 has) and the quantity, old and new, the page printing it.
+# One that no figure draws from (mha_ref/quantities.py): a change to mha_ref/models.py had the second
+# release draw nine figures' frames again, minutes of the whole suite
+NUMBER = ("mha_ref/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
+CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
 GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@example.org"}
 
