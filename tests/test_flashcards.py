@@ -109,3 +109,22 @@ def test_every_glossary_entry_of_the_built_site_is_a_card_and_no_card_is_stale(s
         page, _, anchor = r[6].removeprefix(here).partition("#")
         html = (site / root / page / "index.html").read_text(encoding="utf-8")
         assert r[6].startswith(here) and f'id="{anchor}"' in html, r
+
+
+def test_the_kept_cards_follow_the_code_that_makes_them(tmp_path):
+    """The cache's name covers the code the cards reach (first_sentence in figures/text/ included),
+    not only this module's file: an edit there makes the cards again, a comment does not."""
+    import shutil
+    from mha_ref.store import ROOT as root
+    for package in ("figures", "mha_ref"):
+        shutil.copytree(root / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    key = flashcards.cache_key(SMALL, "en", SITE, root=tmp_path)
+    assert key == flashcards.cache_key(SMALL, "en", SITE)  # where the checkout lies does not count
+    constructs = tmp_path / "figures" / "text" / "constructs.py"
+    source = constructs.read_text(encoding="utf-8")
+    constructs.write_text(source.replace('def first_sentence(text: str) -> str:\n',
+                                         'def first_sentence(text: str) -> str:  # a comment\n'), encoding="utf-8")
+    assert flashcards.cache_key(SMALL, "en", SITE, root=tmp_path) == key
+    constructs.write_text(source.replace("[。！？]", "[。！？；]"), encoding="utf-8")
+    assert flashcards.cache_key(SMALL, "en", SITE, root=tmp_path) != key
+    assert flashcards.cache_key(SMALL + "x", "en", SITE) != flashcards.cache_key(SMALL, "en", SITE)

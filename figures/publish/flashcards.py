@@ -146,8 +146,7 @@ def files(docs_dir: Path, lang: str, site: str) -> dict[str, bytes]:
     under a digest of the glossary page, this module, genanki's version and the address, so that a
     warm build reads them rather than making them again (cache_folder)."""
     source = (docs_dir / f"{GLOSSARY}.{lang}.md").read_text(encoding="utf-8")
-    key = hashlib.sha256("\0".join((source, Path(__file__).read_text(encoding="utf-8"), genanki.__version__, lang,
-                                     site)).encode()).hexdigest()[:32]
+    key = cache_key(source, lang, site)
     folder = cache_folder()
     made: dict[str, bytes] = {}
 
@@ -162,6 +161,14 @@ def files(docs_dir: Path, lang: str, site: str) -> dict[str, bytes]:
                                      Path.read_bytes, lambda path=path: make()[path],
                                      lambda data, kept: store.write_kept(kept, data, kept.parent), "a glossary card file")
             for path in download_names(lang).values()}
+
+
+def cache_key(source: str, lang: str, site: str, root: Path = store.ROOT) -> str:
+    """The kept files' name: a digest of the code making them, as far as it reaches (CodeReach: this
+    module and what it calls, first_sentence included), of the glossary's text, genanki's version,
+    the language and the address."""
+    salt = "\0".join((hashlib.sha256(source.encode()).hexdigest(), genanki.__version__, lang, site))
+    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "files"), salt=salt)[:32]
 
 
 def cache_folder() -> Path | None:

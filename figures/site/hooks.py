@@ -184,15 +184,16 @@ def on_page_markdown(markdown, page, config, files):
     markup = importlib.import_module("figures.site.markup")
     where = page.file.src_uri
 
-    def url(path: str) -> str:
-        f = files.get_file_from_path(f"figures/{path}")
-        if f is None:
-            raise PluginError(f"{where}: the figure file figures/{path} was not generated")
-        return get_relative_url(f.url, page.url)
-
     def _written_url(path: str) -> str | None:
+        """A file below the site's figures/, linked from this page; None if the build wrote none."""
         f = files.get_file_from_path(f"figures/{path}")
         return None if f is None else get_relative_url(f.url, page.url)
+
+    def url(path: str) -> str:
+        link = _written_url(path)
+        if link is None:
+            raise PluginError(f"{where}: the figure file figures/{path} was not generated")
+        return link
 
     def size(path: str) -> tuple[int, int] | None:
         f = files.get_file_from_path(f"figures/{path}")
