@@ -67,6 +67,14 @@ def test_the_pool_draws_the_same_bytes_as_one_process():
     assert list(render_many(tasks, jobs=2)) == [render(*task) for task in tasks]
 
 
+def test_a_process_that_has_drawn_is_never_forked():
+    """Its font files are open: forked workers would share them, read position included (the suite
+    once failed with FT_Load_Glyph: invalid stream operation, a worker drawing after another test had
+    drawn in the same process)."""
+    render(frames("peak-dip")[0], "en")
+    assert render_module._start_method().get_start_method() != "fork"
+
+
 def test_files_come_back_from_the_cache_unchanged(tmp_path):
     cache = FigureCache(tmp_path)
     first = list(render_files(["en"], ["width-slices"], cache=cache))

@@ -69,7 +69,12 @@ def _check(lang: str, fmts: tuple[str, ...]) -> None:
         raise ValueError(f"unknown figure format {bad[0]!r}; use one of {KINDS}")
 
 
+_DREW_HERE = False  # this process has drawn a frame, so its font files are open: never fork it (_start_method)
+
+
 def _drawn(frame: Frame, lang: str, fmts: tuple[str, ...], save) -> bytes | tuple[bytes, ...]:
+    global _DREW_HERE
+    _DREW_HERE = True
     _check(lang, fmts)
     try:
         mod = registry.get(frame.fig_id)
@@ -201,11 +206,12 @@ def _start_method(fork: bool = True) -> multiprocessing.context.BaseContext:
     single-threaded, forks the workers. The fork server listens on a Unix socket in the temporary
     folder, whose path the system caps (about 107 bytes): under a longer TMPDIR, spawn instead.
 
-    fork=False: never fork this process, for one that may have drawn already. Its open font files
-    would be shared by the workers, read position included, and two workers reading glyphs at once
-    read each other's bytes (FreeType: "invalid outline")."""
+    Never fork a process that has drawn (_DREW_HERE), nor with fork=False one that may have drawn in
+    a way this module does not see: its open font files (matplotlib's mathtext keeps its own) would
+    be shared by the workers, read position included, and two workers reading glyphs at once read
+    each other's bytes (FreeType: "invalid outline", "invalid stream operation")."""
     methods = multiprocessing.get_all_start_methods()
-    if fork and "fork" in methods and threading.active_count() == 1:
+    if fork and not _DREW_HERE and "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     if "forkserver" in methods and len(os.fsencode(tempfile.gettempdir())) <= SOCKET_ROOM:
         context = multiprocessing.get_context("forkserver")
