@@ -83,6 +83,17 @@ def test_the_deck_holds_a_note_per_card_with_its_maths_for_anki_and_the_same_byt
     assert not {g for g, _ in zh} & {g for g, _ in notes}  # the two languages' decks are apart
 
 
+def test_making_the_deck_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    # mkdocs serve's temporary folder, a reader's /tmp: genanki's write_to_file leaves its database there
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    apkg = flashcards.anki_bytes(flashcards.cards(SMALL, "en", SITE), "en")
+    assert list(temp.iterdir()) == []
+    with zipfile.ZipFile(io.BytesIO(apkg)) as z:
+        assert z.namelist() == ["collection.anki2", "media"] and z.read("media") == b"{}"
+
+
 def test_the_table_opens_in_excel_with_a_row_per_card():
     data = flashcards.csv_bytes(flashcards.cards(SMALL, "en", SITE), "en")
     assert data.startswith("\ufeff".encode())

@@ -10,11 +10,14 @@ anchor, so a learner who imports a newer deck has their cards updated, not doubl
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
+import itertools
 import re
-import sqlite3  # noqa: F401  (genanki writes its deck with it: imported here so a missing module fails early)
+import sqlite3
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,12 +130,19 @@ def anki_bytes(found: list[Card], lang: str) -> bytes:
         fields = [_anki_maths(c.term), _anki_maths(c.other), _anki_maths(c.symbol), _anki_maths(c.meaning), c.entry,
                   c.explained]
         deck.add_note(genanki.Note(model=model, fields=fields, guid=genanki.guid_for("mha-explained", c.anchor, lang)))
-    raw = io.BytesIO()
-    genanki.Package(deck).write_to_file(raw, timestamp=0)
-    out = io.BytesIO()  # genanki dates each member by its temporary file: give every member one date
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            dst.writestr(zipfile.ZipInfo(info.filename, ZIP_TIME), src.read(info.filename), zipfile.ZIP_DEFLATED)
+    # genanki's own write_to_file leaves its database behind in the system's temporary folder (it never
+    # removes the file it made): the database is written here, in a folder that goes when it is read,
+    # and zipped as write_to_file would (collection.anki2, no media), every member with one date
+    with tempfile.TemporaryDirectory(prefix="mha-cards-") as tmp:
+        db = Path(tmp) / "collection.anki2"
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            genanki.Package(deck).write_to_db(conn.cursor(), 0, itertools.count(0))
+            conn.commit()
+        collection = db.read_bytes()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, data in (("collection.anki2", collection), ("media", b"{}")):
+            dst.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
