@@ -93,16 +93,23 @@ def credit_line(fig_id: str, lang: str, number) -> str:
                                licence=licence_name(IDENTITY.content_licence), url=source)
 
 
+def frame_words(frame: Frame, lang: str) -> str:
+    """Which frame of its figure this is: its place and its value ("第 2/6 帧：4 · it", "frame 2 of
+    6: 4 · it"); "" for a figure of one frame."""
+    control = registry.get(frame.fig_id).CONTROL
+    if control is None or frame.slug is None:
+        return ""
+    k, n, value = list(control.values).index(frame.value) + 1, len(control.values), control.value_label(frame.value, lang)
+    return f"第 {k}/{n} 帧：{value}" if lang == "zh" else f"frame {k} of {n}: {value}"
+
+
 def attribution(frame: Frame, lang: str, number) -> Attribution:
     """What a file of this frame says about itself. number: numbering.FigureNumber or None (unplaced)."""
     w = WORDS[lang]
     figure, source = _figure_and_source(frame.fig_id, lang, number)
     title = f"{figure} {_first_sentence(caption(frame.fig_id, lang))}"
-    control = registry.get(frame.fig_id).CONTROL
-    shown = ""
-    if control is not None and frame.slug is not None:  # which frame: its place and its value
-        k, n, value = list(control.values).index(frame.value) + 1, len(control.values), control.value_label(frame.value, lang)
-        shown = f"（第 {k}/{n} 帧：{value}）" if lang == "zh" else f" (frame {k} of {n}: {value})"
+    shown = frame_words(frame, lang)
+    shown = (f"（{shown}）" if lang == "zh" else f" ({shown})") if shown else ""
     rights = w["licence"].format(licence=IDENTITY.content_licence, url=IDENTITY.content_licence_url,
                                  authors=", ".join(IDENTITY.authors))
     version = w["version"].format(IDENTITY.version) + _release_words(w, source)

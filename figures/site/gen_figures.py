@@ -18,7 +18,7 @@ from figures.engine import pool, registry
 from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, render_files
 from figures.kit.words import LANGS
-from figures.publish import bundles
+from figures.publish import bundles, decks
 from figures.site import cards
 from figures.text.constructs import MarkupError
 from mha_ref import store
@@ -38,12 +38,15 @@ def write(lang: str, path: str, data: bytes) -> None:
         f.write(data)
 
 
-def written(results, drawn: set, counts: dict):
-    """The frames that drew, counted and passed on; each that failed, written as its error card."""
+def written(results, drawn: set, counts: dict, pdfs: dict):
+    """The frames that drew, counted and passed on (each PDF also kept in `pdfs`, for the slide
+    decks); each that failed, written as its error card."""
     for r in results:
         drawn.update([(r.frame, r.lang)] if r.drawn else [])
         counts["files"] += 1
         if r.error is None:
+            if r.fmt == "pdf":
+                pdfs[r.frame] = r.data
             yield r
         elif r.fmt == "svg":  # a PDF or PNG of a failed frame is left out (markup then links none)
             log.info(f"shown as an error card: {r.error.headline}")
@@ -54,7 +57,7 @@ try:
     pool.limit_from_env()  # a bad limit stops the build before anything is drawn
 except ValueError as e:
     raise PluginError(str(e)) from None
-drawn, counts, filled = set(), {"files": 0}, 0
+drawn, counts, filled, pdfs = set(), {"files": 0}, 0, {}
 try:
     # The first language's build draws every language's missing frames in one pool; the other
     # languages' builds then find theirs in the cache.
@@ -62,11 +65,17 @@ try:
         store.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
         filled = fill_cache(cache, built, formats=formats, keep_going=show)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
-    bundles.write_all(written(rendered, drawn, counts), numbers, write)
+    bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write)
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
+    if pdfs:  # the slide decks, made of the frames' PDFs: none without downloads
+        counts["files"] += len(decks.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
 except MarkupError as e:  # a caption's construct, met while stamping a file: its own line says where
     raise PluginError(str(e)) from None
+except decks.DeckError as e:
+    if not show:
+        raise PluginError(str(e)) from None
+    log.warning(str(e))  # mkdocs serve: the page links no deck it lacks
 log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "
          + ("no cache" if cache is None else f"the rest from {cache.folder}"))

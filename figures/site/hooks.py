@@ -214,6 +214,11 @@ def on_page_markdown(markdown, page, config, files):
                                 size, first_line)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
+    def written(path: str) -> tuple[str, int] | None:
+        f = files.get_file_from_path(f"figures/{path}")
+        return None if f is None else (get_relative_url(f.url, page.url), os.path.getsize(f.abs_src_path))
+
+    text += importlib.import_module("figures.site.slides").section(nav_entry, _lang(config), config["figure_numbers"], written)
     try:
         return text + importlib.import_module("figures.site.cite").page_section(ROOT, markdown, page, _lang(config), nav_entry)
     except ValueError as e:

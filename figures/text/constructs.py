@@ -371,5 +371,5 @@ def plain(markdown_text: str, media: str = "screen") -> str:
 
 def first_sentence(text: str) -> str:
     """The first sentence of plain text (a caption's title): an image's short alt text, a download's title."""
-    m = re.match(r"(.+?[。！？]|.+?[.!?](?=\s|$))", text.strip(), re.S)
+    m = re.match(r"(.+?[。！？]|.+?(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s|$))", text.strip(), re.S)  # "et al." ends no sentence
     return " ".join((m[1] if m else text).split())

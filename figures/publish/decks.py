@@ -1,0 +1,446 @@
+"""Slide decks for lecturers: for each page that explains figures, a 16:9 PDF in each language,
+one for a light room and one for a dark one, made at build time from the frames' own PDFs (no
+browser, nothing drawn again).
+
+A deck opens with a title slide (the page's title, the site, the page's address, the licence),
+then has one slide per frame of each figure the page explains, in the page's order: the figure's
+number and title, which frame it is, the frame itself as large as the slide allows, and the credit
+line with the licence at the foot. The figure's caption is the slide's speaker text: a PDF note
+(text annotation) on the slide, which presenter views and comment panels list.
+
+The page is 1920 x 1080 pt, one unit per pixel of a 1080p screen, so "18 pt at 1080p" is 18
+units here. A frame is placed either under the slide's heading or beside it, whichever lets it be
+larger, and never smaller than SMALLEST_TEXT / SMALLEST_PT, so that the smallest text of any
+figure (figures/kit/style.py: SMALLEST_PT) is at least SMALLEST_TEXT units on the slide. Maths'
+sub- and superscripts are set smaller than the text they hang on, as in print.
+
+The frame is the frame's PDF page itself, placed as a form (a PDF "XObject"), so a deck weighs
+about what its frames' PDFs weigh. In the dark deck every colour of the frame, the palettes of its
+images included, goes through the same rule as the page's dark drawings (figures/engine/dark.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import matplotlib.backends.backend_agg
+import matplotlib.mathtext
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
+import pypdf
+from pypdf import generic as g
+
+from mha_ref import store
+
+from ..engine import dark
+from ..engine.render import frames
+from ..kit import style
+from ..kit.words import FIGURE_LABEL
+from ..text.constructs import expand_media, first_sentence, plain
+from .attribution import caption, credit_line, frame_words, page_url
+from .identity import IDENTITY, licence_name
+
+PAGE_W, PAGE_H = 1920, 1080  # pt: one unit per pixel of a 1080p screen
+MARGIN = 60
+EDGE = 30             # the least room above and below a frame placed beside its heading
+SIDE = 620            # the text column beside a frame that is placed beside its heading
+HEAD = 190            # the room above a frame that is placed under its heading
+FOOT = 110            # the room below it, for the credit line
+SMALLEST_TEXT = 18    # units: the least any figure's text is drawn at on a slide
+SCHEMES = ("light", "dark")
+SIZES = {"title": 64, "heading": 40, "label": 30, "body": 26, "credit": 20}  # units; all >= SMALLEST_TEXT
+
+WORDS = {
+    "zh": {"from": "出自《{site}》", "figures": "{figures} 张图，{frames} 帧", "notes": "每张幻灯片的讲稿（图注）在它的 PDF 注释里。",
+           "licence": "{licence} 许可 · {authors}", "version": "版本 {}"},
+    "en": {"from": "from “{site}”", "figures": "{figures} figures, {frames} frames",
+           "notes": "Each slide's speaker text (the figure's caption) is in its PDF note.",
+           "licence": "Licensed {licence} · {authors}", "version": "version {}"},
+}
+
+
+class DeckError(ValueError):
+    """A deck cannot be made from what it was given (a frame's PDF missing or unreadable)."""
+
+
+@dataclass(frozen=True)
+class Slide:
+    heading: str    # "图 1.1 一个头只能混合": the figure's number and title
+    label: str      # which frame ("第 2/6 帧：4 · it"), or "" for a figure of one frame
+    notes: str      # the caption, as plain text in its print wording: the speaker text
+    credit: str     # the credit line, licence included
+    frame: bytes    # the frame's PDF, as drawn (one page)
+
+
+@dataclass(frozen=True)
+class Deck:
+    lang: str
+    title: str      # the page's title
+    url: str        # the page's address
+    figures: int
+    slides: tuple[Slide, ...]
+
+
+def page_decks(numbers: dict, lang: str, pdf_of) -> dict[str, Deck]:
+    """The decks of one language: nav entry ("one-head-blends.md") -> Deck, for each page that
+    explains a figure, in page order. pdf_of(frame) is the frame's PDF bytes as drawn, or None:
+    a page with a frame that has none gets no deck (a failed frame in `mkdocs serve`)."""
+    homes: dict[str, list[tuple[tuple[int, ...], str]]] = {}
+    for fig_id, n in numbers.items():
+        homes.setdefault(n.home, []).append((tuple(map(int, n.number.split("."))), fig_id))
+    decks = {}
+    for home, placed in sorted(homes.items(), key=lambda kv: min(kv[1])[0]):
+        slides = []
+        for _, fig_id in sorted(placed):
+            n = numbers[fig_id]
+            words = caption(fig_id, lang)
+            heading = f"{FIGURE_LABEL[lang].format(n.number)} {first_sentence(slide_text(words))}"
+            notes, credit = plain(words, media="print"), credit_line(fig_id, lang, n)
+            for frame in frames(fig_id):
+                data = pdf_of(frame)
+                if data is None:
+                    break
+                slides.append(Slide(heading, frame_words(frame, lang), notes, credit, data))
+            else:
+                continue
+            break
+        else:
+            decks[home] = Deck(lang, numbers[placed[0][1]].titles[lang], page_url(home, lang), len(placed), tuple(slides))
+    return decks
+
+
+_MATHS = re.compile(r"\$([^$]+)\$")
+
+
+def slide_text(markdown_text: str) -> str:
+    """A caption as a slide shows it: its print wording, no Markdown marks, links as their words,
+    and its maths as matplotlib's mathtext sets it (\\text{} as \\mathrm{}); a piece of maths that
+    mathtext cannot set is written as plain text (constructs.plain)."""
+    text = expand_media(markdown_text, only="print")
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"[`*]|\{:[^}]*\}", "", text)
+
+    def maths(m: re.Match) -> str:
+        tex = re.sub(r"\\text\{", r"\\mathrm{", m[1])
+        try:
+            _PARSER.parse(f"${tex}$")
+        except ValueError:
+            return plain(m[0])
+        return f"${tex}$"
+
+    return _MATHS.sub(maths, text)
+
+
+_PARSER = matplotlib.mathtext.MathTextParser("path")
+
+
+def placement(width: float, height: float) -> tuple[str, float]:
+    """Where a frame of this size (pt) goes on a slide and at what scale: ("under", s) below the
+    heading, or ("beside", s) right of a text column, whichever is larger. Refuses a frame that
+    cannot be shown with its text at SMALLEST_TEXT."""
+    under = min((PAGE_W - 2 * MARGIN) / width, (PAGE_H - HEAD - FOOT - MARGIN) / height)
+    beside = min((PAGE_W - SIDE - 3 * MARGIN) / width, (PAGE_H - 2 * EDGE) / height)
+    where, scale = max(("under", under), ("beside", beside), key=lambda p: p[1])
+    if scale * style.SMALLEST_PT < SMALLEST_TEXT:
+        raise DeckError(f"a frame of {width:.0f} x {height:.0f} pt fits a slide only at {scale:.2f} times, "
+                        f"which draws its {style.SMALLEST_PT} pt text at {scale * style.SMALLEST_PT:.1f} units, "
+                        f"under the {SMALLEST_TEXT} a slide asks")
+    return where, scale
+
+
+def frame_box(width: float, height: float) -> tuple[float, float, float]:
+    """(x, y, scale): where the frame's lower left corner goes on the slide (PDF units, y up)."""
+    where, s = placement(width, height)
+    w, h = width * s, height * s
+    if where == "under":
+        return (PAGE_W - w) / 2, FOOT + (PAGE_H - HEAD - FOOT - h) / 2, s
+    return SIDE + 2 * MARGIN + (PAGE_W - SIDE - 3 * MARGIN - w) / 2, (PAGE_H - h) / 2, s
+
+
+# --- the text of the slides, drawn by matplotlib -------------------------------------------------
+
+_CJK_CHARS = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+# what a line may break between: a word (maths and what sticks to it included) with the spaces
+# after it, one Chinese character
+_TOKEN = re.compile(rf"(?:\$[^$]*\$|[^\s${_CJK_CHARS}])+\s*|[{_CJK_CHARS}]|\s+")
+
+
+def _wrap(text: str, size: float, width: float) -> str:
+    """The text broken into lines no wider than `width` units at `size`: between words, and
+    between any two Chinese characters (a line never starts with a space)."""
+    lines, line, wide = [], "", 0.0
+    for token in _TOKEN.findall(text):
+        if line and wide + _width(token.rstrip(), size) > width:
+            lines.append(line.rstrip())
+            line = token.lstrip()
+            wide = _width(line, size)
+        else:
+            line += token
+            wide += _width(token, size)
+    return "\n".join([*lines, line.rstrip()])
+
+
+_MEASURE = Figure(dpi=72)  # a point is a unit: text measured as the slides draw it
+
+
+@functools.lru_cache(maxsize=None)
+def _width(token: str, size: float) -> float:
+    """A piece of text's width in units at `size`, a little more than it takes (kerning between
+    pieces is not counted), so that a line measured piece by piece is never wider than its room."""
+    if not token.strip():
+        return size * 0.3 * len(token)
+    matplotlib.backends.backend_agg.FigureCanvasAgg(_MEASURE)
+    probe = _MEASURE.text(0, 0, token, fontsize=size)
+    try:
+        return probe.get_window_extent(_MEASURE.canvas.get_renderer()).width * 1.02
+    finally:
+        probe.remove()
+
+
+def _colours(scheme: str) -> tuple[str, str, str]:
+    """(background, ink, muted ink) of a slide."""
+    if scheme == "light":
+        return "#ffffff", style.INK, style.MUTED
+    return dark.SLATE, dark.colour(style.INK), dark.colour(style.MUTED)
+
+
+def _text_pages(deck: Deck, scheme: str, sizes: list[tuple[float, float]]) -> bytes:
+    """The deck's pages with their text only, one per slide after the title slide: matplotlib draws
+    them (the CJK face and the settings of every figure, figures/kit/style.py)."""
+    style.setup()
+    back, ink, muted = _colours(scheme)
+    w = WORDS[deck.lang]
+    out = io.BytesIO()
+    with PdfPages(out, metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}) as pdf:
+        def page():
+            fig = Figure(figsize=(PAGE_W / 72, PAGE_H / 72), dpi=72, facecolor=back)
+            matplotlib.backends.backend_agg.FigureCanvasAgg(fig)
+            return fig
+
+        def put(fig, x, y, text, size, colour, width, **kw) -> int:
+            """Text at (x, y) units, wrapped to `width`; how many lines it took."""
+            wrapped = _wrap(text, size, width)
+            fig.text(x / PAGE_W, y / PAGE_H, wrapped, fontsize=size, color=colour, linespacing=1.3, **kw)
+            return wrapped.count("\n") + 1
+
+        fig = page()
+        full = PAGE_W - 2 * MARGIN
+        put(fig, MARGIN, PAGE_H - 200, deck.title, SIZES["title"], ink, full, va="top")
+        put(fig, MARGIN, PAGE_H - 330, w["from"].format(site=IDENTITY.title[deck.lang]), SIZES["heading"], ink, full, va="top")
+        put(fig, MARGIN, PAGE_H - 420, w["figures"].format(figures=deck.figures, frames=len(deck.slides)),
+            SIZES["body"], muted, full, va="top")
+        put(fig, MARGIN, 260, deck.url, SIZES["body"], ink, full, va="bottom")
+        put(fig, MARGIN, 200, w["version"].format(IDENTITY.version) + " · " + w["licence"].format(
+            licence=licence_name(IDENTITY.content_licence), authors=", ".join(IDENTITY.authors)),
+            SIZES["credit"], muted, full, va="bottom")
+        put(fig, MARGIN, 140, w["notes"], SIZES["credit"], muted, full, va="bottom")
+        pdf.savefig(fig)
+
+        for k, (slide, (fw, fh)) in enumerate(zip(deck.slides, sizes), start=1):
+            fig = page()
+            where, _ = placement(fw, fh)
+            width = full - 200 if where == "under" else SIDE
+            lines = put(fig, MARGIN, PAGE_H - MARGIN, slide.heading, SIZES["heading"], ink, width, va="top")
+            if slide.label:  # under the heading, whatever its lines
+                put(fig, MARGIN, PAGE_H - MARGIN - lines * SIZES["heading"] * 1.3 - 16, slide.label, SIZES["label"],
+                    muted, width, va="top")
+            # the foot: the credit line, and the slide's number at its end, where no frame reaches
+            put(fig, MARGIN, 30, slide.credit, SIZES["credit"], muted, width - 140, va="bottom")
+            fig.text((MARGIN + width) / PAGE_W, 30 / PAGE_H, f"{k + 1} / {len(deck.slides) + 1}",
+                     fontsize=SIZES["credit"], color=muted, ha="right", va="bottom")
+            pdf.savefig(fig)
+    return out.getvalue()
+
+
+# --- the frames, placed as forms -------------------------------------------------------------------
+
+_NUM = rb"(-?(?:\d+\.?\d*|\.\d+))"
+_RGB = re.compile(_NUM + rb"\s+" + _NUM + rb"\s+" + _NUM + rb"\s+(rg|RG)(?=[\s/\[<(]|$)")
+_GREY = re.compile(_NUM + rb"\s+(g|G)(?=[\s/\[<(]|$)")
+
+
+def _dark_rgb(values: tuple[float, ...]) -> tuple[float, float, float]:
+    hexed = "#" + "".join(f"{round(min(max(v, 0.0), 1.0) * 255):02x}" for v in values)
+    mapped = dark.colour(hexed)
+    return tuple(int(mapped[i:i + 2], 16) / 255 for i in (1, 3, 5))
+
+
+def _fmt(values) -> bytes:
+    return b" ".join(f"{v:.4f}".rstrip("0").rstrip(".").encode() or b"0" for v in values)
+
+
+def dark_content(data: bytes) -> bytes:
+    """A PDF content stream with every colour set by rg, RG, g or G turned to the dark scheme's
+    (figures/engine/dark.py: colour)."""
+    def rgb(m: re.Match) -> bytes:
+        return _fmt(_dark_rgb(tuple(float(m[i]) for i in (1, 2, 3)))) + b" " + m[4]
+
+    def grey(m: re.Match) -> bytes:
+        return _fmt(_dark_rgb((float(m[1]),) * 3)) + (b" rg" if m[2] == b"g" else b" RG")
+
+    return _GREY.sub(grey, _RGB.sub(rgb, data))
+
+
+def _dark_palette(palette: bytes) -> bytes:
+    out = bytearray()
+    for i in range(0, len(palette) - len(palette) % 3, 3):
+        out += bytes(int(c * 255 + 0.5) for c in _dark_rgb(tuple(b / 255 for b in palette[i:i + 3])))
+    return bytes(out)
+
+
+def _recolour_resources(resources: g.DictionaryObject) -> None:
+    """The dark scheme's colours in a form's resources: its images' palettes (matplotlib writes its
+    images indexed) and the content of its patterns (hatches). Refuses an image it cannot recolour."""
+    for name, ref in (resources.get("/XObject") or {}).items():
+        xobject = ref.get_object()
+        if xobject.get("/Subtype") != "/Image":
+            continue
+        space = xobject.get("/ColorSpace")
+        if isinstance(space, g.ArrayObject) and len(space) == 4 and space[0] == "/Indexed" and space[1] == "/DeviceRGB":
+            lookup = space[3].get_object()
+            palette = lookup.get_data() if isinstance(lookup, g.StreamObject) else bytes(lookup.original_bytes)
+            space[3] = g.ByteStringObject(_dark_palette(palette))
+        elif space == "/DeviceGray" and xobject.get("/SMask") is None and "/Decode" in xobject:
+            raise DeckError(f"cannot recolour the image {name}: a grey image with a /Decode array")
+        elif space != "/DeviceGray":  # a soft mask's alpha is grey and stays; any other image is a surprise
+            raise DeckError(f"cannot recolour the image {name}: colour space {space}")
+    for ref in (resources.get("/Pattern") or {}).values():
+        pattern = ref.get_object()
+        if isinstance(pattern, g.StreamObject):
+            pattern.set_data(dark_content(pattern.get_data()))
+
+
+def _form(writer: pypdf.PdfWriter, frame: bytes, scheme: str) -> tuple[g.IndirectObject, float, float]:
+    """The frame's page as a form in `writer`: (reference, width, height)."""
+    try:
+        page = pypdf.PdfReader(io.BytesIO(frame)).pages[0]
+    except Exception as e:  # pypdf's errors are many; any of them means the bytes are not a PDF page
+        raise DeckError(f"a frame's PDF cannot be read: {e}") from e
+    box = page.mediabox
+    content = page.get_contents()
+    data = b"" if content is None else content.get_data()
+    resources = page["/Resources"].clone(writer)
+    if scheme == "dark":
+        data = dark_content(data)
+        _recolour_resources(resources)
+    form = g.StreamObject()
+    form.update({g.NameObject("/Type"): g.NameObject("/XObject"), g.NameObject("/Subtype"): g.NameObject("/Form"),
+                 g.NameObject("/BBox"): g.ArrayObject([g.FloatObject(v) for v in box]),
+                 g.NameObject("/Resources"): resources})
+    form.set_data(data)
+    form = form.flate_encode()
+    return writer._add_object(form), float(box.width), float(box.height)
+
+
+def _note(rect: tuple[float, float, float, float], text: str) -> g.DictionaryObject:
+    """A PDF note (text annotation) holding the slide's speaker text; not printed."""
+    return g.DictionaryObject({
+        g.NameObject("/Type"): g.NameObject("/Annot"), g.NameObject("/Subtype"): g.NameObject("/Text"),
+        g.NameObject("/Rect"): g.ArrayObject([g.FloatObject(v) for v in rect]),
+        g.NameObject("/Contents"): g.TextStringObject(text), g.NameObject("/Name"): g.NameObject("/Comment"),
+        g.NameObject("/Open"): g.BooleanObject(False), g.NameObject("/F"): g.NumberObject(0),
+    })
+
+
+def frame_size(frame: bytes) -> tuple[float, float]:
+    box = pypdf.PdfReader(io.BytesIO(frame)).pages[0].mediabox
+    return float(box.width), float(box.height)
+
+
+def deck_pdf(deck: Deck, scheme: str) -> bytes:
+    """The deck as one PDF in a scheme ("light" or "dark"): the same bytes for the same deck."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; use one of {SCHEMES}")
+    sizes = [frame_size(s.frame) for s in deck.slides]
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(_text_pages(deck, scheme, sizes))))
+    for page, slide in zip(writer.pages[1:], deck.slides):
+        ref, w, h = _form(writer, slide.frame, scheme)
+        x, y, s = frame_box(w, h)
+        # matplotlib's pages share one resources dictionary: each slide gets its own, naming its frame
+        resources = g.DictionaryObject(page.get("/Resources", g.DictionaryObject()).get_object())
+        xobjects = g.DictionaryObject(resources.get("/XObject", g.DictionaryObject()).get_object())
+        xobjects[g.NameObject("/Frame")] = ref
+        resources[g.NameObject("/XObject")] = xobjects
+        page[g.NameObject("/Resources")] = resources
+        drawn = g.StreamObject()
+        drawn.set_data(f"q {s:.5f} 0 0 {s:.5f} {x:.3f} {y:.3f} cm /Frame Do Q".encode())
+        contents = page.get_contents()
+        both = g.ArrayObject([*(contents.get_object() if isinstance(contents.get_object(), g.ArrayObject)
+                                else [page.raw_get("/Contents")]), writer._add_object(drawn)])
+        page[g.NameObject("/Contents")] = both
+        page[g.NameObject("/Annots")] = g.ArrayObject([writer._add_object(_note(
+            (PAGE_W - MARGIN - 36, PAGE_H - MARGIN - 36, PAGE_W - MARGIN, PAGE_H - MARGIN), slide.notes))])
+    writer.add_metadata({"/Title": deck.title, "/Author": ", ".join(IDENTITY.authors),
+                         "/Subject": deck.url, "/Keywords": f"{IDENTITY.content_licence}; v{IDENTITY.version}",
+                         "/Producer": "mha-explained"})
+    writer.page_mode = "/UseNone"
+    # the frames of a figure draw the same glyphs, each frame's PDF with its own copy: one is kept
+    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+# --- the build's files, kept in the cache ------------------------------------------------------------
+
+def path(home: str, scheme: str) -> str:
+    """Where a page's deck lives below the figures folder of its language."""
+    slug = "index" if home == "index.md" else home.removesuffix(".md")
+    return f"slides/{slug}{'' if scheme == 'light' else '.dark'}.pdf"
+
+
+def download_name(home: str, lang: str, scheme: str, page_number: int) -> str:
+    """The name a deck is saved under: page number first, language and scheme in it, so that no
+    two decks overwrite each other in a downloads folder."""
+    slug = "index" if home == "index.md" else home.removesuffix(".md")
+    return f"slides-{page_number}-{slug}.{lang}{'' if scheme == 'light' else '.dark'}.pdf"
+
+
+def key(deck: Deck, scheme: str, code: str) -> str:
+    """The kept deck's name: a digest of everything in it (texts, frames' bytes, the identity the
+    title slide prints) and of `code`, the digest of the code that makes it (code_digest)."""
+    h = hashlib.sha256()
+    for part in (code, deck.lang, deck.title, deck.url, str(deck.figures), scheme, repr(IDENTITY),
+                 matplotlib.__version__, pypdf.__version__):
+        h.update(part.encode() + b"\0")
+    for s in deck.slides:
+        for part in (s.heading, s.label, s.notes, s.credit):
+            h.update(part.encode() + b"\0")
+        h.update(hashlib.sha256(s.frame).digest())
+    return h.hexdigest()[:32]
+
+
+def code_digest(root: Path = store.ROOT) -> str:
+    """A digest of the code a deck is made with, as far as it reaches (CodeReach: this module and
+    what it calls, the figures' style and the dark rule included)."""
+    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdf"))
+
+
+def cache_folder() -> Path | None:
+    folder = store.cache_folder()
+    return None if folder is None else folder / "decks"
+
+
+def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
+    """Every deck of a language, in both schemes: write(path below figures/, bytes), from the cache
+    when it holds them. Returns path -> size in bytes."""
+    folder, sizes, code = cache_folder(), {}, None
+    for home, deck in page_decks(numbers, lang, pdf_of).items():
+        for scheme in SCHEMES:
+            if folder is not None and code is None:
+                code = code_digest()
+            kept = None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
+            try:
+                data = store.kept_or_made(kept, Path.read_bytes, lambda deck=deck, scheme=scheme: deck_pdf(deck, scheme),
+                                          lambda data, kept: store.write_kept(kept, data, kept.parent), "a slide deck")
+            except DeckError as e:
+                raise DeckError(f"the {scheme} slide deck of {home} ({lang}): {e}") from e
+            write(path(home, scheme), data)
+            sizes[path(home, scheme)] = len(data)
+    return sizes

@@ -1,0 +1,215 @@
+"""The slide decks (figures/publish/decks.py, figures/site/slides.py): a 16:9 PDF per page that
+explains figures, per language, light and dark. Checked on a small deck of frames drawn here (what
+each slide holds, how large its text is, the dark colours, the same bytes each time), and on the
+built site (every page's deck linked, one slide per frame, each caption a slide's note)."""
+
+import dataclasses
+import io
+import re
+
+import numpy as np
+import pypdf
+import pytest
+from bs4 import BeautifulSoup
+from pypdf import generic as g
+
+from figures.engine import dark
+from figures.engine.render import frames
+from figures.engine.save import to_bytes
+from figures.kit import style
+from figures.publish import decks
+from figures.site import slides
+from figures.text.constructs import first_sentence
+
+
+def _frame(height: float, word: str, image: bool = False) -> bytes:
+    """A frame as the figures draw one: the kit's look, its smallest text, a bar, maybe an image."""
+    fig, ax = style.new_figure(height=height)
+    ax.bar([0, 1], [1, 2], color=["#0072b2", "#d55e00"])
+    ax.set_title(word, fontsize=style.SMALLEST_PT)
+    if image:
+        ax.imshow(np.arange(12).reshape(3, 4), cmap="Greys", extent=(0, 1, 0, 1))
+    return to_bytes(fig, "pdf")
+
+
+def _deck(lang="en") -> decks.Deck:
+    made = [("Figure 1.1 A row of weights.", "frame 1 of 2: it", "The caption, whole. With more.", _frame(2.5, "first")),
+            ("Figure 1.1 A row of weights.", "frame 2 of 2: ran", "The caption, whole. With more.", _frame(2.5, "second", True)),
+            ("Figure 1.2 A tall one, with maths $d_k$.", "", "Its caption.", _frame(6.4, "tall"))]
+    credit = "Figure 1.1 from “Multi-head attention, explained” by someone, CC BY 4.0, https://example.org/mha/#fig-x"
+    return decks.Deck(lang, "One head can only blend", "https://example.org/mha/one-head-blends/", 2,
+                      tuple(decks.Slide(h, lab, notes, credit, data) for h, lab, notes, data in made))
+
+
+def _forms(page) -> dict:
+    return {name: ref.get_object() for name, ref in page["/Resources"]["/XObject"].items()}
+
+
+def _placed(page) -> tuple[float, float, float]:
+    """(scale, x, y) of the frame drawn on a slide, read from the slide's own content."""
+    content = page.get_contents().get_data()
+    m = re.search(rb"q ([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm /Frame Do Q", content)
+    assert m, "no frame drawn on the slide"
+    assert m[1] == m[2]  # never stretched
+    return float(m[1]), float(m[3]), float(m[4])
+
+
+@pytest.fixture(scope="module")
+def made():
+    deck = _deck()
+    return deck, {scheme: decks.deck_pdf(deck, scheme) for scheme in decks.SCHEMES}
+
+
+def test_a_deck_is_a_title_slide_then_a_slide_per_frame_with_its_caption_as_the_note(made):
+    deck, pdfs = made
+    reader = pypdf.PdfReader(io.BytesIO(pdfs["light"]))
+    assert len(reader.pages) == 1 + len(deck.slides)
+    assert all(float(p.mediabox.width) == 1920 and float(p.mediabox.height) == 1080 for p in reader.pages)
+    title = reader.pages[0].extract_text()
+    assert "One head can only blend" in title and deck.url in title and "CC BY 4.0" in title
+    for k, (page, slide) in enumerate(zip(reader.pages[1:], deck.slides), start=2):
+        text = " ".join(page.extract_text().split())
+        assert "A row of weights." in text or "A tall one" in text
+        assert slide.label in text and f"{k} / {len(deck.slides) + 1}" in text
+        assert "CC BY 4.0" in text and "https://example.org/mha/#fig-x" in text.replace(" ", "")
+        notes = [a.get_object() for a in page["/Annots"]]
+        assert [n["/Subtype"] for n in notes] == ["/Text"] and notes[0]["/Contents"] == slide.notes
+    assert reader.metadata.title == deck.title
+
+
+def test_each_slide_shows_its_own_frame_whole(made):
+    deck, pdfs = made
+    reader = pypdf.PdfReader(io.BytesIO(pdfs["light"]))
+    for page, slide in zip(reader.pages[1:], deck.slides):
+        form = _forms(page)["/Frame"]
+        drawn = pypdf.PdfReader(io.BytesIO(slide.frame)).pages[0]
+        assert form.get_data() == drawn.get_contents().get_data()
+        assert [float(v) for v in form["/BBox"]] == [float(v) for v in drawn.mediabox]
+
+
+def test_every_frame_is_drawn_with_its_smallest_text_at_18_units_or_more_clear_of_the_slides_text(made):
+    """18 pt at 1080p: the slide is 1080 units high, so the smallest text a figure has
+    (style.SMALLEST_PT) is at least 18 units once scaled; the slide's own text at least as large."""
+    deck, pdfs = made
+    reader = pypdf.PdfReader(io.BytesIO(pdfs["light"]))
+    for page, slide in zip(reader.pages[1:], deck.slides):
+        scale, x, y = _placed(page)
+        width, height = decks.frame_size(slide.frame)
+        assert scale * style.SMALLEST_PT >= decks.SMALLEST_TEXT
+        assert 0 <= x and x + width * scale <= 1920 and 0 <= y and y + height * scale <= 1080
+        under, _ = decks.placement(width, height)
+        if under == "under":  # below the heading, above the credit line
+            assert y >= decks.FOOT and y + height * scale <= 1080 - decks.HEAD
+        else:  # right of the text column
+            assert x >= decks.SIDE + decks.MARGIN
+    sizes = []
+    pypdf.PdfReader(io.BytesIO(decks._text_pages(deck, "light", [decks.frame_size(s.frame) for s in deck.slides]))) \
+        .pages[1].extract_text(visitor_text=lambda text, cm, tm, font, size: sizes.append(size * abs(tm[3]) * abs(cm[3]))
+                               if text.strip() else None)
+    assert sizes and min(sizes) >= decks.SMALLEST_TEXT
+
+
+def test_a_frame_too_tall_for_a_slide_is_refused_with_its_size():
+    with pytest.raises(decks.DeckError, match=r"461 x 900 pt .* under the 18"):
+        decks.placement(460.8, 900)
+    # every frame the figures can draw at their width, up to the tallest they draw (about 6.3 in), fits
+    for inches in np.arange(1.0, 6.6, 0.1):
+        assert decks.placement(style.WIDTH * 72, inches * 72)[1] * style.SMALLEST_PT >= decks.SMALLEST_TEXT
+
+
+def _colours(data: bytes) -> set[str]:
+    return {"#" + "".join(f"{round(float(v) * 255):02x}" for v in m.groups()[:3])
+            for m in re.finditer(rb"([\d.]+) ([\d.]+) ([\d.]+) (?:rg|RG)\b", data)} | \
+           {"#" + f"{round(float(m[1]) * 255):02x}" * 3 for m in re.finditer(rb"(?<![\d.])([\d.]+) [gG]\b", data)}
+
+
+def test_the_dark_deck_has_each_colour_of_the_light_one_turned_by_the_dark_rule(made):
+    deck, pdfs = made
+    light, darker = (pypdf.PdfReader(io.BytesIO(pdfs[s])) for s in decks.SCHEMES)
+    for lp, dp in zip(light.pages[1:], darker.pages[1:]):
+        lf, df = _forms(lp)["/Frame"], _forms(dp)["/Frame"]
+        before, after = _colours(lf.get_data()), _colours(df.get_data())
+        assert before and after == {dark.colour(c) for c in before}
+        for name, image in lf["/Resources"].get("/XObject", {}).items():
+            space, turned = image.get_object()["/ColorSpace"], df["/Resources"]["/XObject"][name].get_object()["/ColorSpace"]
+            palette = space[3].get_object()
+            palette = bytes(palette.original_bytes if isinstance(palette, g.ByteStringObject) else palette.get_data())
+            mapped = bytes(turned[3].original_bytes)
+            for i in range(0, len(palette), 3):
+                assert "#" + mapped[i:i + 3].hex() == dark.colour("#" + palette[i:i + 3].hex())
+    assert any(_forms(p)["/Frame"]["/Resources"].get("/XObject") for p in light.pages[1:])  # an image was checked
+    assert decks.dark_content(b"0.5 g 1 0 0 RG 0 0 1 1 re f") == \
+        b"%s rg %s RG 0 0 1 1 re f" % tuple(decks._fmt(decks._dark_rgb(c)) for c in ((0.5,) * 3, (1.0, 0.0, 0.0)))
+
+
+def test_the_same_deck_is_the_same_bytes_and_a_changed_frame_a_new_name(made):
+    deck, pdfs = made
+    assert decks.deck_pdf(deck, "light") == pdfs["light"]
+    code = decks.code_digest()
+    other = dataclasses.replace(deck, slides=(dataclasses.replace(deck.slides[0], frame=_frame(2.5, "changed")),
+                                              *deck.slides[1:]))
+    assert decks.key(deck, "light", code) != decks.key(other, "light", code) != decks.key(other, "dark", code)
+    assert decks.key(deck, "light", code) == decks.key(_deck(), "light", code)
+
+
+def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
+    assert decks.slide_text("See [the page](x.md) for $\\text{softmax}(q \\cdot k)$ and *this*.") == \
+        "See the page for $\\mathrm{softmax}(q \\cdot k)$ and this."
+    assert decks.slide_text("Bad maths: $\\notacommand{x}$.") == "Bad maths: notacommand{x}."
+    style.setup()
+    text = "一个头只能混合：它给每个词一个权重，权重加起来是一，所以输出是值的加权平均 " * 3
+    for words, width in ((text, 600), ("A key that stands out ($q \\cdot k$) from the rest, by a fixed strength " * 3, 500)):
+        lines = decks._wrap(words, 40, width).split("\n")
+        assert len(lines) > 1 and "".join(lines).replace(" ", "") == words.replace(" ", "").rstrip()
+        assert all(decks._width(line, 40) <= width * 1.02 for line in lines)
+        assert all(line.count("$") % 2 == 0 for line in lines)  # maths never split across lines
+
+
+def test_a_sentence_ends_after_et_al_only_where_the_sentence_ends():
+    assert first_sentence("Vaswani et al. (2017), Table 3: the rows. Then more.") == "Vaswani et al. (2017), Table 3: the rows."
+    assert first_sentence("One. Two.") == "One."
+
+
+def test_the_slides_section_links_each_deck_the_build_wrote_under_a_name_of_its_own():
+    from figures.publish.numbering import FigureNumber
+    numbers = {"blend-rows": FigureNumber("1.1", "one-head-blends.md", 1, {"zh": "一个头", "en": "One head"}),
+               "peak-dip": FigureNumber("1.2", "one-head-blends.md", 1, {"zh": "一个头", "en": "One head"}),
+               "kv-heads": FigureNumber("6.1", "what-it-costs.md", 6, {"zh": "代价", "en": "Costs"})}
+    built = {decks.path("one-head-blends.md", s): (f"../figures/{decks.path('one-head-blends.md', s)}", 2_100_000)
+             for s in decks.SCHEMES}
+    en = slides.section("one-head-blends.md", "en", numbers, built.get)
+    count = len(frames("blend-rows")) + len(frames("peak-dip"))
+    assert "{#slides}" in en and f"The 2 figures" in en and f"{count} frames" in en and en.count("(2.1 MB)") == 2
+    names = re.findall(r'download="([^"]+)"', en + slides.section("one-head-blends.md", "zh", numbers, built.get))
+    assert names == ["slides-1-one-head-blends.en.pdf", "slides-1-one-head-blends.en.dark.pdf",
+                     "slides-1-one-head-blends.zh.pdf", "slides-1-one-head-blends.zh.dark.pdf"]
+    assert slides.section("what-it-costs.md", "en", numbers, built.get) == ""  # the build wrote none: no link
+    assert slides.section("glossary.md", "en", numbers, built.get) == ""
+    gallery = slides.section("gallery.md", "zh", numbers, built.get)
+    assert "[一个头](one-head-blends.md)（第 1 页）" in gallery and "代价" not in gallery
+
+
+@pytest.mark.parametrize("lang, root", [("zh", ""), ("en", "en/")])
+def test_every_page_of_the_built_site_links_its_decks_with_a_slide_per_frame(site, lang, root):
+    import mkdocs.config
+    from figures.publish.numbering import figure_numbers
+    from mha_ref.store import ROOT
+    numbers = figure_numbers(ROOT / "docs", mkdocs.config.load_config(str(ROOT / "mkdocs.yml")).nav, ["zh", "en"])
+    gallery = BeautifulSoup((site / root / "gallery" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    listed = [a["href"] for a in gallery.select('a[href*="/slides/"]')]
+    pages = {}
+    for href in listed[::2]:
+        pages[href.rsplit("/", 1)[1].removesuffix(".pdf")] = href
+    assert len(pages) >= 7 and len(listed) == 2 * len(pages)
+    for slug in pages:
+        html = BeautifulSoup((site / root / slug / "index.html").read_text(encoding="utf-8"), "html.parser")
+        section = html.select_one("#slides")
+        assert section is not None, slug
+        links = [a for a in html.select('article a[href*="/slides/"]')]
+        assert [a["download"].rsplit(".", 2)[-2] for a in links][:1] == [lang]
+        placed = [fig_id for fig_id, n in numbers.items() if n.home == f"{slug}.md"]
+        for a in links:
+            reader = pypdf.PdfReader((site / root / slug / a["href"]).resolve())
+            notes = [p["/Annots"][0].get_object()["/Contents"] for p in reader.pages[1:]]
+            assert len(reader.pages) - 1 == sum(len(frames(f)) for f in placed), (slug, a["href"])
+            assert len(notes) == len(reader.pages) - 1 and all(notes)
