@@ -250,8 +250,11 @@ def _text_pages(deck: Deck, scheme: str, sizes: list[tuple[float, float]]) -> by
             if slide.label:  # under the heading, whatever its lines
                 put(fig, MARGIN, PAGE_H - MARGIN - lines * SIZES["heading"] * 1.3 - 16, slide.label, SIZES["label"],
                     muted, width, va="top")
-            # the foot: the credit line, and the slide's number at its end, where no frame reaches
-            put(fig, MARGIN, 30, slide.credit, SIZES["credit"], muted, width - 140, va="bottom")
+            # the foot, where no frame reaches: the credit line, and the slide's number at the end of
+            # its room (under it in the narrow column, where the credit's address may take the whole line)
+            lift = 0 if where == "under" else SIZES["credit"] * 1.6
+            put(fig, MARGIN, 30 + lift, slide.credit, SIZES["credit"], muted, width - (140 if where == "under" else 0),
+                va="bottom")
             fig.text((MARGIN + width) / PAGE_W, 30 / PAGE_H, f"{k + 1} / {len(deck.slides) + 1}",
                      fontsize=SIZES["credit"], color=muted, ha="right", va="bottom")
             pdf.savefig(fig)
