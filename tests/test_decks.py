@@ -103,7 +103,7 @@ def test_every_frame_is_drawn_with_its_smallest_text_at_18_units_or_more_clear_o
         else:  # right of the text column
             assert x >= decks.SIDE + decks.MARGIN
     sizes = []
-    pypdf.PdfReader(io.BytesIO(decks._text_pages(deck, "light", [decks.frame_size(s.frame) for s in deck.slides]))) \
+    pypdf.PdfReader(io.BytesIO(decks._text_pages(deck, [decks.frame_size(s.frame) for s in deck.slides]))) \
         .pages[1].extract_text(visitor_text=lambda text, cm, tm, font, size: sizes.append(size * abs(tm[3]) * abs(cm[3]))
                                if text.strip() else None)
     assert sizes and min(sizes) >= decks.SMALLEST_TEXT
@@ -126,6 +126,13 @@ def _colours(data: bytes) -> set[str]:
 def test_the_dark_deck_has_each_colour_of_the_light_one_turned_by_the_dark_rule(made):
     deck, pdfs = made
     light, darker = (pypdf.PdfReader(io.BytesIO(pdfs[s])) for s in decks.SCHEMES)
+    for lp, dp in zip(light.pages, darker.pages):  # the slide's own text and background
+        own = [c.get_object().get_data() for c in lp["/Contents"]][:1] if isinstance(lp["/Contents"], g.ArrayObject) \
+            else [lp.get_contents().get_data()]
+        turned = [c.get_object().get_data() for c in dp["/Contents"]][:1] if isinstance(dp["/Contents"], g.ArrayObject) \
+            else [dp.get_contents().get_data()]
+        before, after = _colours(own[0]), _colours(turned[0])
+        assert "#ffffff" in before and dark.SLATE in after and after == {dark.colour(c) for c in before}
     for lp, dp in zip(light.pages[1:], darker.pages[1:]):
         lf, df = _forms(lp)["/Frame"], _forms(dp)["/Frame"]
         before, after = _colours(lf.get_data()), _colours(df.get_data())
@@ -213,3 +220,16 @@ def test_every_page_of_the_built_site_links_its_decks_with_a_slide_per_frame(sit
             notes = [p["/Annots"][0].get_object()["/Contents"] for p in reader.pages[1:]]
             assert len(reader.pages) - 1 == sum(len(frames(f)) for f in placed), (slug, a["href"])
             assert len(notes) == len(reader.pages) - 1 and all(notes)
+
+
+def test_a_deck_kept_in_the_cache_is_read_not_made_again(made, tmp_path, monkeypatch):
+    deck, pdfs = made
+    monkeypatch.setenv("MHA_FIGURE_CACHE", str(tmp_path))
+    monkeypatch.setattr(decks, "page_decks", lambda numbers, lang, pdf_of: {"one-head-blends.md": deck})
+    first, again = {}, {}
+    sizes = decks.write_all({}, "en", None, first.__setitem__)
+    assert first == {"slides/one-head-blends.pdf": pdfs["light"], "slides/one-head-blends.dark.pdf": pdfs["dark"]}
+    assert sizes == {path: len(data) for path, data in first.items()}
+    monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pytest.fail("a kept deck was made again"))
+    decks.write_all({}, "en", None, again.__setitem__)
+    assert again == first and len(list((tmp_path / "decks").glob("*.pdf"))) == 2

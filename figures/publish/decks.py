@@ -38,7 +38,7 @@ from pypdf import generic as g
 
 from mha_ref import store
 
-from ..engine import dark
+from ..engine import dark, pool, render
 from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
@@ -203,18 +203,11 @@ def _width(token: str, size: float) -> float:
         probe.remove()
 
 
-def _colours(scheme: str) -> tuple[str, str, str]:
-    """(background, ink, muted ink) of a slide."""
-    if scheme == "light":
-        return "#ffffff", style.INK, style.MUTED
-    return dark.SLATE, dark.colour(style.INK), dark.colour(style.MUTED)
-
-
-def _text_pages(deck: Deck, scheme: str, sizes: list[tuple[float, float]]) -> bytes:
-    """The deck's pages with their text only, one per slide after the title slide: matplotlib draws
-    them (the CJK face and the settings of every figure, figures/kit/style.py)."""
+def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
+    """The deck's pages with their text only, one per slide after the title slide, in the light
+    scheme: matplotlib draws them (the CJK face and the settings of every figure, figures/kit/style.py)."""
     style.setup()
-    back, ink, muted = _colours(scheme)
+    back, ink, muted = "#ffffff", style.INK, style.MUTED
     w = WORDS[deck.lang]
     out = io.BytesIO()
     with PdfPages(out, metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}) as pdf:
@@ -319,15 +312,21 @@ def _recolour_resources(resources: g.DictionaryObject) -> None:
             pattern.set_data(dark_content(pattern.get_data()))
 
 
-def _form(writer: pypdf.PdfWriter, frame: bytes, scheme: str) -> tuple[g.IndirectObject, float, float]:
-    """The frame's page as a form in `writer`: (reference, width, height)."""
+@functools.lru_cache(maxsize=64)  # a frame is placed in the light deck, then in the dark one
+def _frame_page(frame: bytes) -> tuple[pypdf.PageObject, bytes]:
+    """The frame's one page, and its content stream decoded."""
     try:
         page = pypdf.PdfReader(io.BytesIO(frame)).pages[0]
+        content = page.get_contents()
     except Exception as e:  # pypdf's errors are many; any of them means the bytes are not a PDF page
         raise DeckError(f"a frame's PDF cannot be read: {e}") from e
+    return page, b"" if content is None else content.get_data()
+
+
+def _form(writer: pypdf.PdfWriter, frame: bytes, scheme: str) -> tuple[g.IndirectObject, float, float]:
+    """The frame's page as a form in `writer`: (reference, width, height)."""
+    page, data = _frame_page(frame)
     box = page.mediabox
-    content = page.get_contents()
-    data = b"" if content is None else content.get_data()
     resources = page["/Resources"].clone(writer)
     if scheme == "dark":
         data = dark_content(data)
@@ -356,12 +355,31 @@ def frame_size(frame: bytes) -> tuple[float, float]:
     return float(box.width), float(box.height)
 
 
+def deck_pdfs(deck: Deck) -> dict[str, bytes]:
+    """The deck as one PDF in each scheme: the same bytes for the same deck. The slides' text is
+    drawn once; the dark deck is the light one with every colour turned (dark_content), its
+    background and ink as the dark drawings have them."""
+    sizes = [frame_size(s.frame) for s in deck.slides]
+    text = _text_pages(deck, sizes)
+    return {scheme: _assembled(deck, text, scheme) for scheme in SCHEMES}
+
+
 def deck_pdf(deck: Deck, scheme: str) -> bytes:
-    """The deck as one PDF in a scheme ("light" or "dark"): the same bytes for the same deck."""
+    """The deck as one PDF in a scheme ("light" or "dark")."""
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; use one of {SCHEMES}")
-    sizes = [frame_size(s.frame) for s in deck.slides]
-    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(_text_pages(deck, scheme, sizes))))
+    return deck_pdfs(deck)[scheme]
+
+
+def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
+    """The slides' text pages with each slide's frame placed on it, in a scheme."""
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(text)))
+    if scheme == "dark":
+        for page in writer.pages:
+            content = page.get_contents()
+            turned = g.StreamObject()
+            turned.set_data(dark_content(content.get_data()))
+            page[g.NameObject("/Contents")] = writer._add_object(turned.flate_encode())
     for page, slide in zip(writer.pages[1:], deck.slides):
         ref, w, h = _form(writer, slide.frame, scheme)
         x, y, s = frame_box(w, h)
@@ -432,18 +450,48 @@ def cache_folder() -> Path | None:
 
 def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
     """Every deck of a language, in both schemes: write(path below figures/, bytes), from the cache
-    when it holds them. Returns path -> size in bytes."""
-    folder, sizes, code = cache_folder(), {}, None
-    for home, deck in page_decks(numbers, lang, pdf_of).items():
+    when it holds them; the decks it lacks are made side by side, a process per core (made).
+    Returns path -> size in bytes."""
+    folder, code = cache_folder(), None
+    found = page_decks(numbers, lang, pdf_of)
+    if folder is not None and found:
+        code = code_digest()
+    kept = {(home, scheme): None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
+            for home, deck in found.items() for scheme in SCHEMES}
+    lacking = [home for home in found
+               if any(kept[home, s] is None or store.read_kept(kept[home, s], Path.read_bytes, "a slide deck") is None
+                      for s in SCHEMES)]
+    fresh = dict(zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])))
+    sizes = {}
+    for home, deck in found.items():
         for scheme in SCHEMES:
-            if folder is not None and code is None:
-                code = code_digest()
-            kept = None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
-            try:
-                data = store.kept_or_made(kept, Path.read_bytes, lambda deck=deck, scheme=scheme: deck_pdf(deck, scheme),
-                                          lambda data, kept: store.write_kept(kept, data, kept.parent), "a slide deck")
-            except DeckError as e:
-                raise DeckError(f"the {scheme} slide deck of {home} ({lang}): {e}") from e
+            data = store.kept_or_made(kept[home, scheme], Path.read_bytes,
+                                      lambda home=home, scheme=scheme: fresh[home][scheme] if home in fresh
+                                      else deck_pdfs(found[home])[scheme],
+                                      lambda data, kept: store.write_kept(kept, data, kept.parent), "a slide deck")
             write(path(home, scheme), data)
             sizes[path(home, scheme)] = len(data)
     return sizes
+
+
+def made(wanted: list[Deck], names: list[str]) -> list[dict[str, bytes]]:
+    """deck_pdfs of each deck, in order: here for one, else in a pool of a process per core (the
+    figures' pool, figures/engine/pool.py, whose processes end with this one). A deck that cannot
+    be made raises DeckError naming it."""
+    def named(e: BaseException, name: str) -> DeckError:
+        return DeckError(f"the slide deck of {name}: {e}")
+
+    if len(wanted) < 2:
+        try:
+            return [deck_pdfs(deck) for deck in wanted]
+        except DeckError as e:
+            raise named(e, names[0]) from e
+    out = []
+    # never forked: this process may have drawn, and a fork would share its open font files (render.py)
+    context = render._start_method(fork=False)
+    for i, (ok, value) in enumerate(pool.outcomes(deck_pdfs, wanted, min(render.cores(), len(wanted)), context, None,
+                                                  lambda deck, said, stack: DeckError(said))):
+        if not ok:
+            raise named(value, names[i])
+        out.append(value)
+    return out
