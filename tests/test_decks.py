@@ -165,7 +165,9 @@ def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
     assert decks.slide_text("Bad maths: $\\notacommand{x}$.") == "Bad maths: notacommand{x}."
     style.setup()
     text = "一个头只能混合：它给每个词一个权重，权重加起来是一，所以输出是值的加权平均 " * 3
-    for words, width in ((text, 600), ("A key that stands out ($q \\cdot k$) from the rest, by a fixed strength " * 3, 500)):
+    address = "Figure 3.2 from “Multi-head attention, explained”, https://mha-explained.example.org/en/heads-side-by-side/#fig-four-heads"
+    for words, width in ((text, 600), ("A key that stands out ($q \\cdot k$) from the rest, by a fixed strength " * 3, 500),
+                         (address, decks.SIDE)):  # an address in the narrow column breaks at its slashes
         lines = decks._wrap(words, 40, width).split("\n")
         assert len(lines) > 1 and "".join(lines).replace(" ", "") == words.replace(" ", "").rstrip()
         assert all(decks._width(line, 40) <= width * 1.02 for line in lines)

@@ -167,8 +167,8 @@ def frame_box(width: float, height: float) -> tuple[float, float, float]:
 
 _CJK_CHARS = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
 # what a line may break between: a word (maths and what sticks to it included) with the spaces
-# after it, one Chinese character
-_TOKEN = re.compile(rf"(?:\$[^$]*\$|[^\s${_CJK_CHARS}])+\s*|[{_CJK_CHARS}]|\s+")
+# after it, one Chinese character, and an address's parts (after a slash, before a #)
+_TOKEN = re.compile(rf"#?(?:\$[^$]*\$|[^\s$/#{_CJK_CHARS}])+/*\s*|[/#]+\s*|[{_CJK_CHARS}]|\s+")
 
 
 def _wrap(text: str, size: float, width: float) -> str:
