@@ -155,4 +155,6 @@ def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplo
     assert len(warned) == 2 and "#dropped of one.md in v1.0.0" in warned[0] and "#old of old.md" in warned[1]
     assert "`one.md#dropped`" in text and "{{ changes }}" not in text
     # not a release: the earlier frame is named, not linked (its frozen folder is not beside this build)
-    assert '<img src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
+    assert '<img class="mha-light" src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
+    # and in the dark scheme, its dark drawing (the stylesheet shows the one of the reader's scheme)
+    assert '<img class="mha-dark" src="figures/blend/a.dark.svg"' in text

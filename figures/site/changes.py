@@ -322,19 +322,21 @@ def expand(markdown_text: str, lang: str, thumbnail_url, page_depth: int, root: 
 
     def thumbnail(fig_id: str, which: str) -> str:
         path = new["figures"][fig_id].get("thumb") if new else None
-        if path is None:
+        if path is None or thumbnail_url(path) is None:
             return ""
-        after = thumbnail_url(path)
-        if after is None:
-            return ""
-        # HTML, not Markdown: MkDocs would look for these files among the docs' and warn
-        if which == "after":
-            return f'<img src="{after}" alt="{fig_id}" width="160" loading="lazy">'
-        # the earlier release's frozen frame: mike puts each release in a folder of its own, side by side
-        lang_folder = "" if lang == "zh" else f"{lang}/"
-        before = "../" * page_depth + f"../{changes.previous}/{lang_folder}figures/{path}"
-        if ident.release:
-            return f'<img src="{before}" alt="{fig_id} ({changes.previous})" width="160" loading="lazy">'
-        return WORDS[lang]["at"].format(v=changes.previous)
+        if which == "before" and not ident.release:
+            return WORDS[lang]["at"].format(v=changes.previous)
+        # the frame in each scheme: the stylesheet shows the one of the reader's (mha-figures.css)
+        shown = []
+        for look, file in (("light", path), ("dark", path.removesuffix(".svg") + ".dark.svg")):
+            if which == "after":
+                src, alt = thumbnail_url(file), fig_id
+            else:  # the earlier release's frozen frame: mike puts each release in a folder of its own, side by side
+                lang_folder = "" if lang == "zh" else f"{lang}/"
+                src, alt = "../" * page_depth + f"../{changes.previous}/{lang_folder}figures/{file}", f"{fig_id} ({changes.previous})"
+            if src is not None:
+                # HTML, not Markdown: MkDocs would look for these files among the docs' and warn
+                shown.append(f'<img class="mha-{look}" src="{src}" alt="{alt}" width="160" loading="lazy">')
+        return "".join(shown)
 
     return CONSTRUCT.sub(lambda m: markdown(changes, new, lang, old, thumbnail), markdown_text)
