@@ -188,7 +188,8 @@ def test_the_slides_section_links_each_deck_the_build_wrote_under_a_name_of_its_
              for s in decks.SCHEMES}
     en = slides.section("one-head-blends.md", "en", numbers, built.get)
     count = len(frames("blend-rows")) + len(frames("peak-dip"))
-    assert "{#slides}" in en and f"The 2 figures" in en and f"{count} frames" in en and en.count("(2.1 MB)") == 2
+    assert en.lstrip().startswith('<div class="mha-slides mha-screen-only" markdown="block">')  # print leaves it out
+    assert "{#slides}" in en and "The 2 figures" in en and f"{count} frames" in en and en.count("(2.1 MB)") == 2
     names = re.findall(r'download="([^"]+)"', en + slides.section("one-head-blends.md", "zh", numbers, built.get))
     assert names == ["slides-1-one-head-blends.en.pdf", "slides-1-one-head-blends.en.dark.pdf",
                      "slides-1-one-head-blends.zh.pdf", "slides-1-one-head-blends.zh.dark.pdf"]
@@ -235,3 +236,24 @@ def test_a_deck_kept_in_the_cache_is_read_not_made_again(made, tmp_path, monkeyp
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pytest.fail("a kept deck was made again"))
     decks.write_all({}, "en", None, again.__setitem__)
     assert again == first and len(list((tmp_path / "decks").glob("*.pdf"))) == 2
+
+
+def test_a_page_whose_figure_fails_to_import_gets_no_deck_and_the_others_theirs(monkeypatch):
+    """Under mkdocs serve a figure module may fail to import: its page's deck waits, the rest are made."""
+    from figures.engine import registry
+    from figures.publish.numbering import FigureNumber
+    numbers = {"blend-rows": FigureNumber("1.1", "one-head-blends.md", 1, {"zh": "一个头", "en": "One head"}),
+               "kv-heads": FigureNumber("6.1", "what-it-costs.md", 6, {"zh": "代价", "en": "Costs"})}
+    real = decks.caption
+
+    def caption(fig_id, lang, where=""):
+        if fig_id == "kv-heads":
+            raise registry.FigureError(fig_id, lang, None, "failed to import: broken on purpose", "")
+        return real(fig_id, lang, where)
+
+    monkeypatch.setattr(decks, "caption", caption)
+    frame = _frame(2.5, "x")
+    found = decks.page_decks(numbers, "en", lambda f: frame)
+    assert list(found) == ["one-head-blends.md"] and len(found["one-head-blends.md"].slides) == len(frames("blend-rows"))
+    # a frame without a PDF (it failed to draw): no deck for its page either
+    assert decks.page_decks(numbers, "en", lambda f: None) == {}

@@ -38,7 +38,7 @@ from pypdf import generic as g
 
 from mha_ref import store
 
-from ..engine import dark, pool, render
+from ..engine import dark, pool, registry, render
 from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
@@ -96,23 +96,30 @@ def page_decks(numbers: dict, lang: str, pdf_of) -> dict[str, Deck]:
         homes.setdefault(n.home, []).append((tuple(map(int, n.number.split("."))), fig_id))
     decks = {}
     for home, placed in sorted(homes.items(), key=lambda kv: min(kv[1])[0]):
-        slides = []
-        for _, fig_id in sorted(placed):
-            n = numbers[fig_id]
-            words = caption(fig_id, lang)
-            heading = f"{FIGURE_LABEL[lang].format(n.number)} {first_sentence(slide_text(words))}"
-            notes, credit = plain(words, media="print"), credit_line(fig_id, lang, n)
-            for frame in frames(fig_id):
-                data = pdf_of(frame)
-                if data is None:
-                    break
-                slides.append(Slide(heading, frame_words(frame, lang), notes, credit, data))
-            else:
-                continue
-            break
-        else:
-            decks[home] = Deck(lang, numbers[placed[0][1]].titles[lang], page_url(home, lang), len(placed), tuple(slides))
+        try:
+            slides = _slides(placed, numbers, lang, pdf_of)
+        except registry.FigureError:  # a figure that fails to import (mkdocs serve): its page's deck waits
+            continue
+        if slides is not None:
+            decks[home] = Deck(lang, numbers[placed[0][1]].titles[lang], page_url(home, lang), len(placed), slides)
     return decks
+
+
+def _slides(placed: list, numbers: dict, lang: str, pdf_of) -> tuple[Slide, ...] | None:
+    """A page's slides, in the order of its figures' numbers; None if a frame has no PDF (it failed
+    under mkdocs serve). A figure that fails to import raises its FigureError."""
+    slides = []
+    for _, fig_id in sorted(placed):
+        n = numbers[fig_id]
+        words = caption(fig_id, lang)
+        heading = f"{FIGURE_LABEL[lang].format(n.number)} {first_sentence(slide_text(words))}"
+        notes, credit = plain(words, media="print"), credit_line(fig_id, lang, n)
+        for frame in frames(fig_id):
+            data = pdf_of(frame)
+            if data is None:
+                return None
+            slides.append(Slide(heading, frame_words(frame, lang), notes, credit, data))
+    return tuple(slides)
 
 
 _MATHS = re.compile(r"\$([^$]+)\$")

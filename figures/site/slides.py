@@ -61,11 +61,18 @@ def section(nav_entry: str, lang: str, numbers: dict, written: Callable[[str], t
                 items.append("- " + w["item"].format(title=placed[0].titles[lang], home=home, page=placed[0].page) + links)
         if not items:
             return ""
-        return f"\n\n## {w['gallery_heading']} {{#slides}}\n\n{w['every']}\n\n" + "\n".join(items) + f"\n\n{w['about']}\n"
+        return _screen_only(f"## {w['gallery_heading']} {{#slides}}\n\n{w['every']}\n\n" + "\n".join(items)
+                            + f"\n\n{w['about']}")
     placed = homes.get(nav_entry)
     links = placed and _links(nav_entry, lang, placed[0].page, written)
     if not links:
         return ""
     count = sum(len(frames(fig_id)) for fig_id, n in numbers.items() if n.home == nav_entry)
-    return (f"\n\n## {w['heading']} {{#slides}}\n\n" + w["this"].format(figures=len(placed), frames=count)
-            + f" {links}{'。' if lang == 'zh' else '.'}\n\n{w['about']}\n")
+    return _screen_only(f"## {w['heading']} {{#slides}}\n\n" + w["this"].format(figures=len(placed), frames=count)
+                        + f" {links}{'。' if lang == 'zh' else '.'}\n\n{w['about']}")
+
+
+def _screen_only(markdown: str) -> str:
+    """The section in a block that print leaves out (mha-print.css: .mha-screen-only), as it leaves
+    out every download: a handout offers no files."""
+    return f'\n\n<div class="mha-slides mha-screen-only" markdown="block">\n\n{markdown}\n\n</div>\n'
