@@ -158,3 +158,41 @@ def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplo
     assert '<img class="mha-light" src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
     # and in the dark scheme, its dark drawing (the stylesheet shows the one of the reader's scheme)
     assert '<img class="mha-dark" src="figures/blend/a.dark.svg"' in text
+
+
+def _tables(ppl: str, row_name: str = "h = 8", extra=None):
+    """A table snapshot: one table, `head-count`, in both languages (the zh heads in Chinese)."""
+    rows = [["h = 1", "512", "5.29"], [row_name, "64", ppl]] + ([extra] if extra else [])
+    return {"head-count": {"zh": [["头数", "头宽", "困惑度"], *rows], "en": [["heads", "width", "perplexity"], *rows]},
+            "notation": {"zh": [["符号", "含义"], ["$h$", "头数"]], "en": [["symbol", "meaning"], ["$h$", "number of heads"]]}}
+
+
+def test_a_table_cell_holding_a_number_that_changed_is_listed_by_table_row_and_column():
+    old, new = dict(OLD, tables=_tables("4.91")), dict(NEW, tables=_tables("4.88", extra=["h = 16", "32", "5.01"]))
+    new["pages"] = [dict(p, tables=["head-count"] if p["page"] == "one.md" else []) for p in new["pages"]]
+    found = changes.diff(old, new)
+    assert found.cells["en"] == [("head-count", "h = 8", "perplexity", "4.91", "4.88", ["one.md"]),
+                                 ("head-count", "h = 16", "width", "–", "32", ["one.md"]),
+                                 ("head-count", "h = 16", "perplexity", "–", "5.01", ["one.md"])]
+    assert found.cells["zh"][0] == ("head-count", "h = 8", "困惑度", "4.91", "4.88", ["one.md"])
+    # a cell of words that changed is no number; an earlier release without its tables gives none
+    words = dict(NEW, tables=_tables("4.91"))
+    words["tables"]["notation"]["en"][1][1] = "heads"
+    assert changes.diff(old, words).cells["en"] == [] and changes.diff(OLD, new).cells["en"] == []
+    for lang in ("zh", "en"):
+        text = changes.markdown(found, new, lang, old)
+        row = changes.WORDS[lang]["cell"].format(table="head-count", row="h = 8", column=found.cells[lang][0][2])
+        assert f"| {row} | 4.91 | 4.88 | [One{lang}](one.md) |" in text
+
+
+def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_it():
+    from figures.site import tables
+    found = tables.snapshot()
+    printed = {name for page in snapshot.snapshot(ROOT)["pages"] for name in page["tables"]}
+    assert printed and printed <= set(found)
+    for name in printed:
+        for lang in ("zh", "en"):
+            head, *rows = found[name][lang]
+            markdown = tables.table_markdown(name, lang, "test")
+            assert "| " + " | ".join(head) + " |" in markdown
+            assert all("| " + " | ".join(r) + " |" in markdown for r in rows)

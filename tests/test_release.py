@@ -34,6 +34,9 @@ EDIT = {"zh": "\n\n本段只在 {v} 版里。\n", "en": "\n\nThis paragraph is o
 # release draw nine figures' frames again, minutes of the whole suite
 NUMBER = ("mha_ref/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
 CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
+# and a number in a table (the reference page's costs), from code no figure reaches either
+TABLE_NUMBER = ("figures/site/cheatsheet.py", "r\"$h\\,n^2$\", costs.attention_weights(n, h)),",
+                "r\"$h\\,n^2$\", costs.attention_weights(n, h) + 1),")
 GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@example.org"}
 
@@ -81,10 +84,10 @@ def releases(tmp_path_factory, warm_cache, mkdocs_build):
             for lang, words in EDIT.items():
                 page = repo / "docs" / f"{PAGE.rstrip('/')}.{lang}.md"
                 page.write_text(page.read_text(encoding="utf-8") + words.format(v=version), encoding="utf-8")
-            path, before, after = NUMBER
-            text = (repo / path).read_text(encoding="utf-8")
-            assert text.count(before) == 1
-            (repo / path).write_text(text.replace(before, after), encoding="utf-8")
+            for path, before, after in (NUMBER, TABLE_NUMBER):
+                text = (repo / path).read_text(encoding="utf-8")
+                assert text.count(before) == 1
+                (repo / path).write_text(text.replace(before, after), encoding="utf-8")
         _run("git", "add", "-A", cwd=repo)
         _run("git", "commit", "-q", "-m", f"version {version}", cwd=repo)
         _run("git", "tag", f"v{version}", cwd=repo)
@@ -220,3 +223,11 @@ def test_the_second_release_says_what_changed_since_the_first(releases, lang):
     for img in article.select("table img"):
         assert _get(urllib.parse.urljoin(f"{url}{NEW}/{where}changes/", img["src"])).startswith(b"<")
     assert WORDS[lang]["vanished_none"] in article.get_text()  # no anchor of 1.0.0 is gone
+    # the table's cell: which table, its old and new value, the page that prints the table
+    from figures.site.cheatsheet import MODEL
+    from mha_ref import costs
+    kept = costs.attention_weights(MODEL.context, MODEL.heads)
+    cells = [[td for td in tr.find_all("td")] for tr in article.select("table tr")
+             if tr.find("td") and "costs" in tr.find("td").get_text()]
+    assert [[c.get_text() for c in row[1:3]] for row in cells] == [[f"{kept:,}", f"{kept + 1:,}"]]
+    assert [a["href"] for a in cells[0][3].find_all("a")] == ["../reference/"]

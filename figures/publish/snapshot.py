@@ -10,7 +10,8 @@ gives a JSON-ready mapping:
 - `pages`: in nav order, each page's title, its sections (heading id, level, title and a digest of
   its text, per language), every anchor it has (heading ids, `{: #id }` attribute lists, `id="..."`,
   `fig-<id>` of each figure it places), the figures it places and the quantity names it prints
-  (its own `{{ value NAME }}` and those in the captions of its figures).
+  (its own `{{ value NAME }}` and those in the captions of its figures), and the tables it prints
+  (`{{ table NAME }}`, whose cells figures/site/tables.py gives: the site's side of a snapshot).
 
 `python -m figures.publish.snapshot` prints it, for the tree it runs in: figures/site/changes.py runs
 it in an earlier release's files, with that release's own code, so the two sides are read alike.
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from ..engine import registry
 from ..kit.words import LANGS
-from ..text.constructs import FIGURE, VALUE, outside_code
+from ..text.constructs import TABLE, VALUE, outside_code
 from . import bundles, numbering
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,10 +132,11 @@ def snapshot(root: Path = ROOT) -> dict:
             printed |= {m["name"] for m in outside_code(VALUE, texts[lang])}
             for fig_id in placed:
                 printed |= set(_caption_values(fig_id, lang))
+        tables = sorted({m["name"] for lang in langs for m in outside_code(TABLE, texts[lang])})
         pages.append({"page": page, "title": {lang: (numbering.TITLE.search(texts[lang]) or {"title": page})["title"]
                                               for lang in langs},
                       "sections": named, "anchors": anchors(texts[langs[0]], placed), "figures": placed,
-                      "values": sorted(printed)})
+                      "values": sorted(printed), "tables": tables})
     version = __import__("figures.publish.identity", fromlist=["load"]).load(root / "pyproject.toml").version
     return {"format": FORMAT, "version": version, "quantities": values, "figures": figures, "pages": pages}
 

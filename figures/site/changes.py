@@ -12,7 +12,8 @@ is computed.
 `{{ changes }}` on a line of its own (docs/changes.*.md) becomes the tables: pages added, removed
 and edited (the sections that changed, linked), figures whose data changed (before and after, the
 before from the earlier release's frozen folder when this build is a release), every number whose
-value changed (name, old, new, the pages that print it), and every figure id or anchor of the
+value changed (name, old, new, the pages that print it; a number in a `{{ table }}` by its table, row
+and column, the earlier release's cells given by its own figures/site/tables.py), and every figure id or anchor of the
 earlier release that no longer exists on its page (each also a build warning; --strict fails).
 An anchor that must go keeps a tombstone: a short note on its page carrying the id
 (`{: #fig-old-id }`), saying where its content went.
@@ -35,14 +36,17 @@ from pathlib import Path
 
 from mha_ref import store
 
+from ..kit.words import LANGS
 from ..publish import identity, snapshot as snap
 from ..text.constructs import format_value
+from . import tables
 
 ROOT = Path(__file__).resolve().parents[2]
 PREVIOUS_ENV = "MHA_PREVIOUS_RELEASE"
 TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 CONSTRUCT = re.compile(r"^[ \t]*\{\{\s*changes\s*\}\}[ \t]*$", re.M)
 SNAPSHOT_MODULE = "figures/publish/snapshot.py"
+TABLES_MODULE = "figures/site/tables.py"
 log = logging.getLogger("mkdocs.plugins.mha.changes")
 
 
@@ -96,7 +100,17 @@ def _tree_snapshot(root: Path, tag: str) -> dict:
         if run.returncode != 0:
             last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
             raise ChangesError(f"the snapshot of {tag} failed: {last}")
-        return json.loads(run.stdout)
+        found = json.loads(run.stdout)
+        # its tables' cells, by its own site code: a release older than that code has none to compare
+        tables = tree / TABLES_MODULE
+        if tables.exists() and "def snapshot(" in tables.read_text(encoding="utf-8"):
+            run = subprocess.run([sys.executable, "-m", "figures.site.tables"], cwd=tree, capture_output=True,
+                                 text=True, env=env)
+            if run.returncode != 0:
+                last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
+                raise ChangesError(f"the tables' snapshot of {tag} failed: {last}")
+            found["tables"] = json.loads(run.stdout)
+        return found
 
 
 def release_snapshot(tag: str, root: Path = ROOT) -> dict:
@@ -126,6 +140,8 @@ class Changes:
     figures_added: list[str] = field(default_factory=list)
     figures_removed: list[str] = field(default_factory=list)
     numbers: list[tuple[str, object, object, list[str]]] = field(default_factory=list)  # name, old, new, pages
+    # per language, each table cell holding a number that changed: (table, row, column, old, new, pages)
+    cells: dict[str, list[tuple[str, str, str, str, str, list[str]]]] = field(default_factory=dict)
     vanished: list[tuple[str, str]] = field(default_factory=list)  # (page of the earlier release, id)
 
 
@@ -165,6 +181,10 @@ def diff(old: dict, new: dict) -> Changes:
     for name, value in old["quantities"].items():  # a number the site no longer has: where it was printed
         if name not in new["quantities"]:
             out.numbers.append((name, value, None, printing(old, name)))
+    for lang in LANGS:
+        out.cells[lang] = table_cells(old.get("tables"), new.get("tables"), lang,
+                                      lambda name, snapshot: [p["page"] for p in snapshot["pages"]
+                                                              if name in p.get("tables", [])], old, new)
     anchors_now = {p["page"]: set(p["anchors"]) for p in new["pages"]}
     everywhere = set().union(*anchors_now.values()) if anchors_now else set()
     for page in old["pages"]:
@@ -175,6 +195,33 @@ def diff(old: dict, new: dict) -> Changes:
     for fig_id in out.figures_removed:
         if f"fig-{fig_id}" not in everywhere and not any(f"fig-{fig_id}" == a for _, a in out.vanished):
             out.vanished.append(("", f"fig-{fig_id}"))
+    return out
+
+
+NUMBER = re.compile(r"\d")
+
+
+def table_cells(old: dict | None, new: dict | None, lang: str, printing, old_snapshot: dict, new_snapshot: dict
+                ) -> list[tuple[str, str, str, str, str, list[str]]]:
+    """The cells of the tables in `lang` that hold a number and changed, matched by table name, row
+    (its first cell) and column (its heading): (table, row, column, old, new, pages that print the
+    table). A row only one side has is listed cell by cell against "–". None of either side (an
+    earlier release that cannot give its tables): nothing."""
+    if not old or not new:
+        return []
+    out = []
+    for name, now in new.items():
+        if name not in old or lang not in now or lang not in old[name]:
+            continue
+        (old_head, *old_rows), (head, *rows) = old[name][lang], now[lang]
+        before = {r[0]: dict(zip(old_head, r)) for r in old_rows}
+        after = {r[0]: dict(zip(head, r)) for r in rows}
+        pages = printing(name, new_snapshot) or printing(name, old_snapshot)
+        for row in [*after, *(r for r in before if r not in after)]:
+            for column in [*head, *(c for c in old_head if c not in head)][1:]:
+                was, now_cell = before.get(row, {}).get(column, "–"), after.get(row, {}).get(column, "–")
+                if was != now_cell and (NUMBER.search(was) or NUMBER.search(now_cell)):
+                    out.append((name, row, column, was, now_cell, pages))
     return out
 
 
@@ -191,6 +238,7 @@ WORDS = {
         "vanished": "未留下去向的锚点", "vanished_none": "上一个版本的每个图编号和锚点在这一版里都还在（作为图、锚点或说明去向的短注）。",
         "vanished_some": "下面这些锚点在上一个版本里有，这一版里没有，也没有说明去向的短注：",
         "nothing": "无。", "at": "{v} 中的这一图", "sep": "；", "colon": "：", "comma": "、",
+        "cell": "表 `{table}`：{row} · {column}",
     },
     "en": {
         "first": "This is the first release this page lists: there is no earlier release to compare with.",
@@ -204,6 +252,7 @@ WORDS = {
         "vanished": "Anchors gone without a note", "vanished_none": "Every figure id and anchor of the previous release is still here (as a figure, an anchor or a note saying where it went).",
         "vanished_some": "These anchors were in the previous release and are not in this one, and no note says where they went:",
         "nothing": "None.", "at": "this figure in {v}", "sep": "; ", "colon": ": ", "comma": ", ",
+        "cell": "table `{table}`: {row} · {column}",
     },
 }
 
@@ -270,13 +319,20 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
     items(w["figures_removed"], [f"`{f}`" for f in changes.figures_removed], "figures-removed")
 
     out += [f"## {w['numbers']} {{#changes-numbers}}", ""]
-    if changes.numbers:
+    cells = changes.cells.get(lang, [])
+    if changes.numbers or cells:
         out += [f"| {w['name']} | {w['old']} | {w['new']} | {w['printed']} |", "|---|--:|--:|---|"]
+
+        def where(printed: list[str]) -> str:
+            return ", ".join(_page_link(p, pages, lang) if p in pages else old_pages[p]["title"][lang]
+                             for p in printed) or w["none_printed"]
+
         for name, before, after, printed in changes.numbers:
-            where = ", ".join(_page_link(p, pages, lang) if p in pages else old_pages[p]["title"][lang]
-                              for p in printed) or w["none_printed"]
             now = w["gone"] if after is None else _number(after)
-            out.append(f"| `{name}` | {_number(before)} | {now} | {where} |")
+            out.append(f"| `{name}` | {_number(before)} | {now} | {where(printed)} |")
+        for table, row, column, before, after, printed in cells:  # a table's cell: table, row, column
+            label = w["cell"].format(table=table, row=row, column=column)
+            out.append(f"| {label} | {before} | {after} | {where(printed)} |")
         out.append("")
     else:
         out += [w["nothing"], ""]
@@ -299,6 +355,7 @@ def _compared(root: str, version: str) -> tuple[Changes | None, dict | None, dic
     if old.get("format") != snap.FORMAT:
         raise ChangesError(f"the snapshot of {tag} has format {old.get('format')}, this reader {snap.FORMAT}")
     new = snap.snapshot(Path(root))
+    new["tables"] = tables.snapshot()
     changes = diff(old, new)
     for page, anchor in changes.vanished:
         log.warning(f"what changed: the anchor #{anchor} of {page or 'a figure'} in {tag} is gone without a note "

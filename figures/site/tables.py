@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mha_ref import models
 
-from ..kit.words import offset_text
+from ..kit.words import LANGS, offset_text
 from ..text.constructs import MarkupError
 from . import cheatsheet
 
@@ -71,8 +71,12 @@ def _selfcheck_configs(zh: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]
     return head, rows
 
 
-def table_markdown(name: str, lang: str, where: str) -> str:
-    """A Markdown table of published data, headed in the page's language."""
+NAMES = ("published-models", "head-count", "toy-head-roles", "selfcheck-configs", *cheatsheet.TABLES)
+
+
+def table_data(name: str, lang: str, where: str) -> tuple[tuple[str, ...], list[tuple[str, ...]], str]:
+    """(column heads, rows, alignment: "l" or "r" per column) of a table of published data, in the
+    page's language; an unknown name is a MarkupError that says `where`."""
     zh = lang == "zh"
     align = None  # a cheatsheet table says which columns are right-aligned: "l" or "r" for each
     if name == "published-models":
@@ -91,12 +95,29 @@ def table_markdown(name: str, lang: str, where: str) -> str:
     elif name in cheatsheet.TABLES:  # the reference page's notation, shapes and costs
         head, rows, align = cheatsheet.TABLES[name](zh)
     else:
-        raise MarkupError(f"{where}: unknown table {name!r}; tables: published-models, head-count, toy-head-roles, "
-                          "selfcheck-configs, "
-                          + ", ".join(cheatsheet.TABLES))
-    align = align or "l" * len(head)
+        raise MarkupError(f"{where}: unknown table {name!r}; tables: " + ", ".join(NAMES))
+    return tuple(head), [tuple(r) for r in rows], align or "l" * len(head)
+
+
+def table_markdown(name: str, lang: str, where: str) -> str:
+    """A Markdown table of published data, headed in the page's language."""
+    head, rows, align = table_data(name, lang, where)
     lines = ["| " + " | ".join(head) + " |", "|" + "".join("---:|" if a == "r" else "---|" for a in align)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     if name in cheatsheet.TABLES:  # compact on a phone (docs/assets/mha-figures.css)
         lines = ['<div class="mha-sheet" markdown="block">', "", *lines, "", "</div>"]
     return "\n".join(lines)
+
+
+def snapshot() -> dict[str, dict[str, list]]:
+    """Every table's cells in each language, {name: {lang: [heads, *rows]}}: the tables' side of a
+    tree's snapshot for "what changed" (figures/site/changes.py), which an earlier release's tree
+    gives by running this module."""
+    return {name: {lang: [list(head), *map(list, rows)] for lang in LANGS
+                   for head, rows, _ in [table_data(name, lang, "the tables' snapshot")]} for name in NAMES}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    json.dump(snapshot(), sys.stdout, ensure_ascii=False, sort_keys=True)
