@@ -57,7 +57,7 @@ def _placed(page) -> tuple[float, float, float]:
 @pytest.fixture(scope="module")
 def made():
     deck = _deck()
-    return deck, {scheme: decks.deck_pdf(deck, scheme) for scheme in decks.SCHEMES}
+    return deck, decks.deck_pdfs(deck)
 
 
 def test_a_deck_is_a_title_slide_then_a_slide_per_frame_with_its_caption_as_the_note(made):
@@ -149,9 +149,17 @@ def test_the_dark_deck_has_each_colour_of_the_light_one_turned_by_the_dark_rule(
         b"%s rg %s RG 0 0 1 1 re f" % tuple(decks._fmt(decks._dark_rgb(c)) for c in ((0.5,) * 3, (1.0, 0.0, 0.0)))
 
 
+def test_an_image_the_dark_rule_cannot_recolour_is_refused_by_name():
+    image = g.StreamObject()
+    image.update({g.NameObject("/Subtype"): g.NameObject("/Image"), g.NameObject("/ColorSpace"): g.NameObject("/DeviceRGB")})
+    resources = g.DictionaryObject({g.NameObject("/XObject"): g.DictionaryObject({g.NameObject("/I1"): image})})
+    with pytest.raises(decks.DeckError, match=r"cannot recolour the image /I1: colour space /DeviceRGB"):
+        decks._recolour_resources(resources)
+
+
 def test_the_same_deck_is_the_same_bytes_and_a_changed_frame_a_new_name(made):
     deck, pdfs = made
-    assert decks.deck_pdf(deck, "light") == pdfs["light"]
+    assert decks.deck_pdfs(deck) == pdfs
     code = decks.code_digest()
     other = dataclasses.replace(deck, slides=(dataclasses.replace(deck.slides[0], frame=_frame(2.5, "changed")),
                                               *deck.slides[1:]))

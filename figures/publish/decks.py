@@ -42,7 +42,7 @@ from ..engine import dark, pool, registry, render
 from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
-from ..text.constructs import expand_media, first_sentence, plain
+from ..text.constructs import expand_media, first_sentence, plain, unmarked
 from .attribution import caption, credit_line, frame_words, page_url
 from .identity import IDENTITY, licence_name
 
@@ -129,9 +129,7 @@ def slide_text(markdown_text: str) -> str:
     """A caption as a slide shows it: its print wording, no Markdown marks, links as their words,
     and its maths as matplotlib's mathtext sets it (\\text{} as \\mathrm{}); a piece of maths that
     mathtext cannot set is written as plain text (constructs.plain)."""
-    text = expand_media(markdown_text, only="print")
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"[`*]|\{:[^}]*\}", "", text)
+    text = unmarked(expand_media(markdown_text, only="print"))
 
     def maths(m: re.Match) -> str:
         tex = re.sub(r"\\text\{", r"\\mathrm{", m[1])
@@ -298,21 +296,20 @@ def _dark_palette(palette: bytes) -> bytes:
 
 
 def _recolour_resources(resources: g.DictionaryObject) -> None:
-    """The dark scheme's colours in a form's resources: its images' palettes (matplotlib writes its
-    images indexed) and the content of its patterns (hatches). Refuses an image it cannot recolour."""
+    """The dark scheme's colours in a form's resources: its images' palettes (matplotlib writes every
+    image indexed, its alpha apart as a soft mask) and the content of its patterns (hatches).
+    Refuses an image of any other kind, which it could not recolour."""
     for name, ref in (resources.get("/XObject") or {}).items():
         xobject = ref.get_object()
         if xobject.get("/Subtype") != "/Image":
             continue
         space = xobject.get("/ColorSpace")
-        if isinstance(space, g.ArrayObject) and len(space) == 4 and space[0] == "/Indexed" and space[1] == "/DeviceRGB":
-            lookup = space[3].get_object()
-            palette = lookup.get_data() if isinstance(lookup, g.StreamObject) else bytes(lookup.original_bytes)
-            space[3] = g.ByteStringObject(_dark_palette(palette))
-        elif space == "/DeviceGray" and xobject.get("/SMask") is None and "/Decode" in xobject:
-            raise DeckError(f"cannot recolour the image {name}: a grey image with a /Decode array")
-        elif space != "/DeviceGray":  # a soft mask's alpha is grey and stays; any other image is a surprise
+        if not (isinstance(space, g.ArrayObject) and len(space) == 4 and space[0] == "/Indexed"
+                and space[1] == "/DeviceRGB"):
             raise DeckError(f"cannot recolour the image {name}: colour space {space}")
+        lookup = space[3].get_object()
+        palette = lookup.get_data() if isinstance(lookup, g.StreamObject) else bytes(lookup.original_bytes)
+        space[3] = g.ByteStringObject(_dark_palette(palette))
     for ref in (resources.get("/Pattern") or {}).values():
         pattern = ref.get_object()
         if isinstance(pattern, g.StreamObject):
@@ -358,7 +355,8 @@ def _note(rect: tuple[float, float, float, float], text: str) -> g.DictionaryObj
 
 
 def frame_size(frame: bytes) -> tuple[float, float]:
-    box = pypdf.PdfReader(io.BytesIO(frame)).pages[0].mediabox
+    """A frame's width and height in pt."""
+    box = _frame_page(frame)[0].mediabox
     return float(box.width), float(box.height)
 
 
@@ -369,13 +367,6 @@ def deck_pdfs(deck: Deck) -> dict[str, bytes]:
     sizes = [frame_size(s.frame) for s in deck.slides]
     text = _text_pages(deck, sizes)
     return {scheme: _assembled(deck, text, scheme) for scheme in SCHEMES}
-
-
-def deck_pdf(deck: Deck, scheme: str) -> bytes:
-    """The deck as one PDF in a scheme ("light" or "dark")."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown scheme {scheme!r}; use one of {SCHEMES}")
-    return deck_pdfs(deck)[scheme]
 
 
 def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
@@ -398,10 +389,8 @@ def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
         page[g.NameObject("/Resources")] = resources
         drawn = g.StreamObject()
         drawn.set_data(f"q {s:.5f} 0 0 {s:.5f} {x:.3f} {y:.3f} cm /Frame Do Q".encode())
-        contents = page.get_contents()
-        both = g.ArrayObject([*(contents.get_object() if isinstance(contents.get_object(), g.ArrayObject)
-                                else [page.raw_get("/Contents")]), writer._add_object(drawn)])
-        page[g.NameObject("/Contents")] = both
+        # the page's text (matplotlib writes one stream a page), then the frame over it
+        page[g.NameObject("/Contents")] = g.ArrayObject([page.raw_get("/Contents"), writer._add_object(drawn)])
         page[g.NameObject("/Annots")] = g.ArrayObject([writer._add_object(_note(
             (PAGE_W - MARGIN - 36, PAGE_H - MARGIN - 36, PAGE_W - MARGIN, PAGE_H - MARGIN), slide.notes))])
     writer.add_metadata({"/Title": deck.title, "/Author": ", ".join(IDENTITY.authors),
@@ -447,7 +436,7 @@ def key(deck: Deck, scheme: str, code: str) -> str:
 def code_digest(root: Path = store.ROOT) -> str:
     """A digest of the code a deck is made with, as far as it reaches (CodeReach: this module and
     what it calls, the figures' style and the dark rule included)."""
-    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdf"))
+    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdfs"))
 
 
 def cache_folder() -> Path | None:
@@ -459,25 +448,22 @@ def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
     """Every deck of a language, in both schemes: write(path below figures/, bytes), from the cache
     when it holds them; the decks it lacks are made side by side, a process per core (made).
     Returns path -> size in bytes."""
-    folder, code = cache_folder(), None
+    folder = cache_folder()
     found = page_decks(numbers, lang, pdf_of)
-    if folder is not None and found:
-        code = code_digest()
+    code = code_digest() if folder is not None and found else ""
     kept = {(home, scheme): None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
             for home, deck in found.items() for scheme in SCHEMES}
-    lacking = [home for home in found
-               if any(kept[home, s] is None or store.read_kept(kept[home, s], Path.read_bytes, "a slide deck") is None
-                      for s in SCHEMES)]
-    fresh = dict(zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])))
-    sizes = {}
-    for home, deck in found.items():
+    data = {k: None if path is None else store.read_kept(path, Path.read_bytes, "a slide deck") for k, path in kept.items()}
+    lacking = [home for home in found if any(data[home, scheme] is None for scheme in SCHEMES)]
+    for home, pdfs in zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])):
         for scheme in SCHEMES:
-            data = store.kept_or_made(kept[home, scheme], Path.read_bytes,
-                                      lambda home=home, scheme=scheme: fresh[home][scheme] if home in fresh
-                                      else deck_pdfs(found[home])[scheme],
-                                      lambda data, kept: store.write_kept(kept, data, kept.parent), "a slide deck")
-            write(path(home, scheme), data)
-            sizes[path(home, scheme)] = len(data)
+            data[home, scheme] = pdfs[scheme]
+            if kept[home, scheme] is not None:  # another build making the same deck writes the same bytes
+                store.write_kept(kept[home, scheme], pdfs[scheme], folder)
+    sizes = {}
+    for (home, scheme), pdf in data.items():
+        write(path(home, scheme), pdf)
+        sizes[path(home, scheme)] = len(pdf)
     return sizes
 
 

@@ -172,19 +172,13 @@ def diff(old: dict, new: dict) -> Changes:
         elif _drawn(now) != _drawn(old["figures"][fig_id]):
             out.figures_changed.append(fig_id)
     out.figures_removed = [f for f in old["figures"] if f not in new["figures"]]
-    def printing(snapshot: dict, name: str) -> list[str]:
-        return [p["page"] for p in snapshot["pages"] if name in p["values"]]
-
     for name, value in new["quantities"].items():
         if name in old["quantities"] and old["quantities"][name] != value:
             out.numbers.append((name, old["quantities"][name], value, printing(new, name)))
     for name, value in old["quantities"].items():  # a number the site no longer has: where it was printed
         if name not in new["quantities"]:
             out.numbers.append((name, value, None, printing(old, name)))
-    for lang in LANGS:
-        out.cells[lang] = table_cells(old.get("tables"), new.get("tables"), lang,
-                                      lambda name, snapshot: [p["page"] for p in snapshot["pages"]
-                                                              if name in p.get("tables", [])], old, new)
+    out.cells = {lang: table_cells(old, new, lang) for lang in LANGS}
     anchors_now = {p["page"]: set(p["anchors"]) for p in new["pages"]}
     everywhere = set().union(*anchors_now.values()) if anchors_now else set()
     for page in old["pages"]:
@@ -201,27 +195,32 @@ def diff(old: dict, new: dict) -> Changes:
 NUMBER = re.compile(r"\d")
 
 
-def table_cells(old: dict | None, new: dict | None, lang: str, printing, old_snapshot: dict, new_snapshot: dict
-                ) -> list[tuple[str, str, str, str, str, list[str]]]:
-    """The cells of the tables in `lang` that hold a number and changed, matched by table name, row
-    (its first cell) and column (its heading): (table, row, column, old, new, pages that print the
-    table). A row only one side has is listed cell by cell against "–". None of either side (an
-    earlier release that cannot give its tables): nothing."""
-    if not old or not new:
+def printing(snapshot: dict, name: str, what: str = "values") -> list[str]:
+    """The pages of a snapshot that print a quantity (`what` "values") or a table ("tables")."""
+    return [p["page"] for p in snapshot["pages"] if name in p.get(what, [])]
+
+
+def table_cells(old: dict, new: dict, lang: str) -> list[tuple[str, str, str, str, str, list[str]]]:
+    """The cells of two snapshots' tables in `lang` that hold a number and changed, matched by table
+    name, row (its first cell) and column (its heading): (table, row, column, old, new, pages that
+    print the table). A row only one side has is listed cell by cell against "–". An earlier release
+    that cannot give its tables (no "tables" in its snapshot): nothing."""
+    if not old.get("tables") or not new.get("tables"):
         return []
     out = []
-    for name, now in new.items():
-        if name not in old or lang not in now or lang not in old[name]:
+    for name, now in new["tables"].items():
+        before_table = old["tables"].get(name, {})
+        if lang not in now or lang not in before_table:
             continue
-        (old_head, *old_rows), (head, *rows) = old[name][lang], now[lang]
+        (old_head, *old_rows), (head, *rows) = before_table[lang], now[lang]
         before = {r[0]: dict(zip(old_head, r)) for r in old_rows}
         after = {r[0]: dict(zip(head, r)) for r in rows}
-        pages = printing(name, new_snapshot) or printing(name, old_snapshot)
+        pages = printing(new, name, "tables") or printing(old, name, "tables")
         for row in [*after, *(r for r in before if r not in after)]:
             for column in [*head, *(c for c in old_head if c not in head)][1:]:
-                was, now_cell = before.get(row, {}).get(column, "–"), after.get(row, {}).get(column, "–")
-                if was != now_cell and (NUMBER.search(was) or NUMBER.search(now_cell)):
-                    out.append((name, row, column, was, now_cell, pages))
+                was, is_now = before.get(row, {}).get(column, "–"), after.get(row, {}).get(column, "–")
+                if was != is_now and (NUMBER.search(was) or NUMBER.search(is_now)):
+                    out.append((name, row, column, was, is_now, pages))
     return out
 
 

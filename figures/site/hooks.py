@@ -184,9 +184,13 @@ def on_page_markdown(markdown, page, config, files):
     markup = importlib.import_module("figures.site.markup")
     where = page.file.src_uri
 
+    def _written(path: str):
+        """The file the build wrote below the site's figures/, or None."""
+        return files.get_file_from_path(f"figures/{path}")
+
     def _written_url(path: str) -> str | None:
         """A file below the site's figures/, linked from this page; None if the build wrote none."""
-        f = files.get_file_from_path(f"figures/{path}")
+        f = _written(path)
         return None if f is None else get_relative_url(f.url, page.url)
 
     def url(path: str) -> str:
@@ -196,7 +200,7 @@ def on_page_markdown(markdown, page, config, files):
         return link
 
     def size(path: str) -> tuple[int, int] | None:
-        f = files.get_file_from_path(f"figures/{path}")
+        f = _written(path)
         if f is None:
             return None
         with open(f.abs_src_path, "rb") as svg:
@@ -214,11 +218,13 @@ def on_page_markdown(markdown, page, config, files):
                                 size, first_line)
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
-    def written(path: str) -> tuple[str, int] | None:
-        f = files.get_file_from_path(f"figures/{path}")
+
+    def linked(path: str) -> tuple[str, int] | None:
+        """A file below figures/ as this page links it, with its size in bytes; None if not written."""
+        f = _written(path)
         return None if f is None else (get_relative_url(f.url, page.url), os.path.getsize(f.abs_src_path))
 
-    text += importlib.import_module("figures.site.slides").section(nav_entry, _lang(config), config["figure_numbers"], written)
+    text += importlib.import_module("figures.site.slides").section(nav_entry, _lang(config), config["figure_numbers"], linked)
     try:
         return text + importlib.import_module("figures.site.cite").page_section(ROOT, markdown, page, _lang(config), nav_entry)
     except ValueError as e:

@@ -113,8 +113,11 @@ def snapshot() -> dict[str, dict[str, list]]:
     """Every table's cells in each language, {name: {lang: [heads, *rows]}}: the tables' side of a
     tree's snapshot for "what changed" (figures/site/changes.py), which an earlier release's tree
     gives by running this module."""
-    return {name: {lang: [list(head), *map(list, rows)] for lang in LANGS
-                   for head, rows, _ in [table_data(name, lang, "the tables' snapshot")]} for name in NAMES}
+    def cells(name: str, lang: str) -> list[list[str]]:
+        head, rows, _ = table_data(name, lang, "the tables' snapshot")
+        return [list(head), *map(list, rows)]
+
+    return {name: {lang: cells(name, lang) for lang in LANGS} for name in NAMES}
 
 
 if __name__ == "__main__":

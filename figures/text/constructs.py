@@ -359,14 +359,19 @@ def expand_media(text: str | Located, only: str | None = None) -> str | Located:
     return replace_outside_code(MEDIA, spans, text)
 
 
+def unmarked(text: str) -> str:
+    """Markdown without its marks: a link keeps its words; no emphasis, code marks or attribute lists."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"[`*]|\{:[^}]*\}", "", text)
+
+
 def plain(markdown_text: str, media: str = "screen") -> str:
     """Caption text as plain words (an image's alt attribute, a download's title): the `media`
     wording of {{ screen … print … }}, no Markdown marks or attribute lists, no TeX commands."""
     text = expand_media(markdown_text, only=media)
     text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
     text = text.replace("\\times", "×").replace("\\cdot", "·")
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link keeps its words
-    return re.sub(r"[`*$\\]|\{:[^}]*\}", "", text)
+    return re.sub(r"[$\\]", "", unmarked(text))
 
 
 def first_sentence(text: str) -> str:
