@@ -35,7 +35,10 @@ def _frame(height: float, word: str, image: bool = False) -> bytes:
 def _deck(lang="en") -> decks.Deck:
     made = [("Figure 1.1 A row of weights.", "frame 1 of 2: it", "The caption, whole. With more.", _frame(2.5, "first")),
             ("Figure 1.1 A row of weights.", "frame 2 of 2: ran", "The caption, whole. With more.", _frame(2.5, "second", True)),
-            ("Figure 1.2 A tall one, with maths $d_k$.", "", "Its caption.", _frame(6.4, "tall"))]
+            ("Figure 1.2 A tall one, with maths $d_k$.", "", "Its caption.", _frame(6.4, "tall")),
+            # a heading of three lines and a label over a frame placed under them: the frame goes lower
+            ("Figure 1.3 A tall one in words: " + "the heads' rows of weights, one under the other, " * 3,
+             "frame 1 of 1: ate", "Its caption.", _frame(4.0, "long"))]
     credit = "Figure 1.1 from “Multi-head attention, explained” by someone, CC BY 4.0, https://example.org/mha/#fig-x"
     return decks.Deck(lang, "One head can only blend", "https://example.org/mha/one-head-blends/", 2,
                       tuple(decks.Slide(h, lab, notes, credit, data) for h, lab, notes, data in made))
@@ -97,11 +100,16 @@ def test_every_frame_is_drawn_with_its_smallest_text_at_18_units_or_more_clear_o
         width, height = decks.frame_size(slide.frame)
         assert scale * style.SMALLEST_PT >= decks.SMALLEST_TEXT
         assert 0 <= x and x + width * scale <= 1920 and 0 <= y and y + height * scale <= 1080
-        under, _ = decks.placement(width, height)
-        if under == "under":  # below the heading, above the credit line
-            assert y >= decks.FOOT and y + height * scale <= 1080 - decks.HEAD
-        else:  # right of the text column
+        if y + height * scale > 1080 - decks.HEAD:  # not under the heading: right of the text column
             assert x >= decks.SIDE + decks.MARGIN
+        else:  # under the heading and label, above the credit line: clear of every line of them
+            assert y >= decks.FOOT
+            text = pypdf.PdfReader(io.BytesIO(decks._text_pages(deck, [decks.frame_size(s.frame) for s in deck.slides])))
+            lines = []
+            text.pages[list(deck.slides).index(slide) + 1].extract_text(
+                visitor_text=lambda t, cm, tm, font, size: lines.append((cm[5] + tm[5], size)) if t.strip() else None)
+            above = [(base, size) for base, size in lines if base > y]
+            assert above and all(base - 0.3 * size >= y + height * scale for base, size in above), (slide.heading, above)
     sizes = []
     pypdf.PdfReader(io.BytesIO(decks._text_pages(deck, [decks.frame_size(s.frame) for s in deck.slides]))) \
         .pages[1].extract_text(visitor_text=lambda text, cm, tm, font, size: sizes.append(size * abs(tm[3]) * abs(cm[3]))

@@ -50,7 +50,8 @@ PAGE_W, PAGE_H = 1920, 1080  # pt: one unit per pixel of a 1080p screen
 MARGIN = 60
 EDGE = 30             # the least room above and below a frame placed beside its heading
 SIDE = 620            # the text column beside a frame that is placed beside its heading
-HEAD = 190            # the room above a frame that is placed under its heading
+HEAD = 190            # the least room above a frame that is placed under its heading (head_room)
+LINE = 1.3            # a line of text is this many times its size high
 FOOT = 110            # the room below it, for the credit line
 SMALLEST_TEXT = 18    # units: the least any figure's text is drawn at on a slide
 SCHEMES = ("light", "dark")
@@ -145,11 +146,11 @@ def slide_text(markdown_text: str) -> str:
 _PARSER = matplotlib.mathtext.MathTextParser("path")
 
 
-def placement(width: float, height: float) -> tuple[str, float]:
-    """Where a frame of this size (pt) goes on a slide and at what scale: ("under", s) below the
-    heading, or ("beside", s) right of a text column, whichever is larger. Refuses a frame that
-    cannot be shown with its text at SMALLEST_TEXT."""
-    under = min((PAGE_W - 2 * MARGIN) / width, (PAGE_H - HEAD - FOOT - MARGIN) / height)
+def placement(width: float, height: float, head: float = HEAD) -> tuple[str, float]:
+    """Where a frame of this size (pt) goes on a slide and at what scale: ("under", s) below a
+    heading that takes `head` units from the top (head_room), or ("beside", s) right of a text
+    column, whichever is larger. Refuses a frame that cannot be shown with its text at SMALLEST_TEXT."""
+    under = min((PAGE_W - 2 * MARGIN) / width, (PAGE_H - head - FOOT - MARGIN) / height)
     beside = min((PAGE_W - SIDE - 3 * MARGIN) / width, (PAGE_H - 2 * EDGE) / height)
     where, scale = max(("under", under), ("beside", beside), key=lambda p: p[1])
     if scale * style.SMALLEST_PT < SMALLEST_TEXT:
@@ -159,13 +160,24 @@ def placement(width: float, height: float) -> tuple[str, float]:
     return where, scale
 
 
-def frame_box(width: float, height: float) -> tuple[float, float, float]:
+def frame_box(width: float, height: float, head: float = HEAD) -> tuple[float, float, float]:
     """(x, y, scale): where the frame's lower left corner goes on the slide (PDF units, y up)."""
-    where, s = placement(width, height)
+    where, s = placement(width, height, head)
     w, h = width * s, height * s
     if where == "under":
-        return (PAGE_W - w) / 2, FOOT + (PAGE_H - HEAD - FOOT - h) / 2, s
+        return (PAGE_W - w) / 2, FOOT + (PAGE_H - head - FOOT - h) / 2, s
     return SIDE + 2 * MARGIN + (PAGE_W - SIDE - 3 * MARGIN - w) / 2, (PAGE_H - h) / 2, s
+
+
+UNDER_WIDTH = PAGE_W - 2 * MARGIN - 200  # the heading's width over a frame placed under it
+
+
+def head_room(slide: Slide) -> float:
+    """How far down from the slide's top its heading and frame label reach when the frame is placed
+    under them (at least HEAD): a long heading takes more lines, and the frame goes lower."""
+    lines = _wrap(slide.heading, SIZES["heading"], UNDER_WIDTH).count("\n") + 1
+    label = 16 + SIZES["label"] * LINE if slide.label else 0
+    return max(HEAD, MARGIN + lines * SIZES["heading"] * LINE + label + 24)
 
 
 # --- the text of the slides, drawn by matplotlib -------------------------------------------------
@@ -224,7 +236,7 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
         def put(fig, x, y, text, size, colour, width, **kw) -> int:
             """Text at (x, y) units, wrapped to `width`; how many lines it took."""
             wrapped = _wrap(text, size, width)
-            fig.text(x / PAGE_W, y / PAGE_H, wrapped, fontsize=size, color=colour, linespacing=1.3, **kw)
+            fig.text(x / PAGE_W, y / PAGE_H, wrapped, fontsize=size, color=colour, linespacing=LINE, **kw)
             return wrapped.count("\n") + 1
 
         fig = page()
@@ -242,11 +254,11 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
 
         for k, (slide, (fw, fh)) in enumerate(zip(deck.slides, sizes), start=1):
             fig = page()
-            where, _ = placement(fw, fh)
-            width = full - 200 if where == "under" else SIDE
+            where, _ = placement(fw, fh, head_room(slide))
+            width = UNDER_WIDTH if where == "under" else SIDE
             lines = put(fig, MARGIN, PAGE_H - MARGIN, slide.heading, SIZES["heading"], ink, width, va="top")
             if slide.label:  # under the heading, whatever its lines
-                put(fig, MARGIN, PAGE_H - MARGIN - lines * SIZES["heading"] * 1.3 - 16, slide.label, SIZES["label"],
+                put(fig, MARGIN, PAGE_H - MARGIN - lines * SIZES["heading"] * LINE - 16, slide.label, SIZES["label"],
                     muted, width, va="top")
             # the foot, where no frame reaches: the credit line, and the slide's number at the end of
             # its room (under it in the narrow column, where the credit's address may take the whole line)
@@ -380,7 +392,7 @@ def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
             page[g.NameObject("/Contents")] = writer._add_object(turned.flate_encode())
     for page, slide in zip(writer.pages[1:], deck.slides):
         ref, w, h = _form(writer, slide.frame, scheme)
-        x, y, s = frame_box(w, h)
+        x, y, s = frame_box(w, h, head_room(slide))
         # matplotlib's pages share one resources dictionary: each slide gets its own, naming its frame
         resources = g.DictionaryObject(page.get("/Resources", g.DictionaryObject()).get_object())
         xobjects = g.DictionaryObject(resources.get("/XObject", g.DictionaryObject()).get_object())
