@@ -12,7 +12,7 @@ import pytest
 
 from mha_ref import quantities, roles, store
 from mha_ref.tiny import importance as imp
-from mha_ref.tiny import language, lm, lm_heads, lm_train
+from mha_ref.tiny import arithmetic, language, lm, lm_heads, lm_train
 
 TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # 2 layers x 4 heads, as the real model
 SENTENCES = language.sentences(12, 11)
@@ -435,6 +435,7 @@ def kept(tmp_path, monkeypatch):
 def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
     measured = lm_heads.measure(tiny_model(4), SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=3)
     calls = []
+    monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # measuring calls the stub in this process
     monkeypatch.setattr(lm_heads, "_measured", lambda seed, through: calls.append((seed, through)) or measured)
     assert lm_heads.seed_heads(3, 4) is measured
     path = kept / f"{lm_heads.code_digest(3, 4)}.json"

@@ -2,7 +2,8 @@
 
 language.py generates the language (every sentence with its dependency arcs), lm.py is the masked
 language model and its gradients, lm_train.py trains one model per seed deterministically and keeps
-the weights on disk. voita.py and importance.py take any model's maps and gate callables: heads
+the weights on disk; arithmetic.py pins the kernels training and measuring run with, so that every
+x86-64 machine with AVX2 gets the same weights. voita.py and importance.py take any model's maps and gate callables: heads
 measured strictly as Voita et al. measure them, Michel et al.'s importance and pruning curves;
 lm_heads.py applies them to every seed.
 """

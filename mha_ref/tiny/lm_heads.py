@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import roles, store
 from . import importance as imp
-from . import language, lm, lm_train, voita
+from . import arithmetic, language, lm, lm_train, voita
 
 RANDOM_ORDERS = 20  # random pruning orders per seed: the band the importance order is read against
 SURVIVOR_DROP = 0.05  # survivors: heads left when accuracy is last within 5 points of the full model's
@@ -191,7 +191,8 @@ def seed_heads(seed: int, through: int | None = None) -> SeedHeads:
     included (code_digest): every process of a build, and every later build, reads it from there."""
     folder = cache_folder()
     return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed, through)}.json",
-                              _read, functools.partial(_measured, seed, through), _write, "head measurements")
+                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed, through), _write,
+                              "head measurements")
 
 
 def _measured(seed: int, through: int | None) -> SeedHeads:
@@ -217,8 +218,8 @@ def _write(s: SeedHeads, path: Path) -> bool:
 def code_digest(seed: int, through: int | None) -> str:
     """sha256 of what decides a seed's measurements: the code _measured() reaches (lm_train.train and
     what it reaches among it, so the weights' code too; comments and docstrings left out), the seed,
-    `through`, numpy's and Python's versions."""
-    salt = f"seed {seed} through {through} numpy {np.__version__} python {platform.python_version()}"
+    `through`, numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
+    salt = f"seed {seed} through {through} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
     return store.CodeReach().digest((__name__, "_measured"), salt=salt)
 
 

@@ -2,8 +2,9 @@
 
 The sentences (training and held-out) are drawn from the configuration's data_seed, the same for
 every seed; a seed draws the first weights, the order of the batches and which tokens are masked.
-The arithmetic is float64 on one thread (threadpoolctl), so the same commit trains the same
-weights from the same seed on the same machine.
+The arithmetic is float64 on one thread (threadpoolctl), in a process whose kernels are pinned to
+x86-64-v3 (arithmetic.py), so the same commit trains the same weights from the same seed on every
+x86-64 machine with AVX2.
 
 Batches hold sentences of about one length (less padding to compute): each pass over the
 training sentences shuffles them, sorts them by length (a stable sort keeps the shuffle within a
@@ -29,7 +30,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .. import store
-from . import language, lm
+from . import arithmetic, language, lm
 
 
 class Adam:
@@ -127,8 +128,8 @@ def train(config: LMTrainConfig = CONFIG, seed: int = 0) -> TrainedLM:
 @functools.lru_cache(maxsize=16)  # a process reads the code it runs once; serve re-imports after an edit
 def code_digest(config: LMTrainConfig = CONFIG, seed: int = 0) -> str:
     """sha256 of what decides the weights: the code train() reaches (without comments or docstrings),
-    the config, the seed, numpy's and Python's versions."""
-    salt = f"{config!r} seed {seed} numpy {np.__version__} python {platform.python_version()}"
+    the config, the seed, numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
+    salt = f"{config!r} seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
     return store.CodeReach().digest((__name__, "train"), salt=salt)
 
 
@@ -154,7 +155,8 @@ def load(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM:
 @functools.lru_cache(maxsize=16)
 def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None) -> TrainedLM:
     return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
-                              functools.partial(load, config=config, seed=seed), functools.partial(train, config, seed),
+                              functools.partial(load, config=config, seed=seed),
+                              functools.partial(arithmetic.run, __name__, "train", config, seed),
                               save, "trained weights")
 
 

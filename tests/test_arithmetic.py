@@ -1,0 +1,36 @@
+"""Page 4's model is trained and measured in one arithmetic on every x86-64 machine (mha_ref/tiny/arithmetic.py):
+the work runs in a process whose OpenBLAS and numpy kernels are pinned to x86-64-v3."""
+
+import pytest
+
+from mha_ref.tiny import arithmetic, lm_heads, lm_train
+
+needs_pinning = pytest.mark.skipif(not arithmetic._supported(), reason="this machine has no AVX2 and FMA to pin to")
+
+
+@needs_pinning
+def test_the_work_runs_with_openblas_haswell_kernels_and_numpys_avx2_loops():
+    used = arithmetic.run("mha_ref.tiny.arithmetic", "kernels")
+    assert {v for k, v in used.items() if k.startswith("openblas")} == {"Haswell"}
+    assert {k: v for k, v in used.items() if k.startswith("numpy")} == {f"numpy {f}": "X86_V3" for f in ("exp", "log", "tanh")}
+
+
+@needs_pinning
+def test_the_child_runs_this_checkout_and_its_failure_is_raised_here_with_its_traceback():
+    where = arithmetic.run("importlib.util", "find_spec", "mha_ref")
+    assert where.origin == arithmetic.__file__.replace("tiny/arithmetic.py", "__init__.py")
+    with pytest.raises(RuntimeError, match=r"(?s)mha_ref\.tiny\.lm_train\.no_such_function failed.*AttributeError"):
+        arithmetic.run("mha_ref.tiny.lm_train", "no_such_function")
+
+
+def test_the_kept_weights_and_measurements_are_named_by_the_arithmetic(monkeypatch):
+    before = lm_train.code_digest(), lm_heads.code_digest(0, None)
+    monkeypatch.setattr(arithmetic, "ARITHMETIC", "native elsewhere")
+    for digest in (lm_train.code_digest, lm_heads.code_digest):
+        digest.cache_clear()
+    try:
+        after = lm_train.code_digest(), lm_heads.code_digest(0, None)
+    finally:
+        for digest in (lm_train.code_digest, lm_heads.code_digest):
+            digest.cache_clear()
+    assert before[0] != after[0] and before[1] != after[1]
