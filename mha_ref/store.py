@@ -49,13 +49,14 @@ def switched_off(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in OFF
 
 
-def cache_folder() -> Path | None:
+def cache_folder(name: str | None = None) -> Path | None:
     """The folder every disk cache lives under: DEFAULT_CACHE, the path MHA_FIGURE_CACHE names, or
-    None when it turns caching off."""
+    None when it turns caching off; with a name, that cache's folder in it (trained-lm, decks, ...)."""
     if switched_off(CACHE_ENV):
         return None
     value = os.environ.get(CACHE_ENV, "").strip()
-    return Path(value) if value else DEFAULT_CACHE
+    folder = Path(value) if value else DEFAULT_CACHE
+    return folder if name is None else folder / name
 
 
 def write_atomic(path: Path, write) -> None:

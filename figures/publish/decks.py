@@ -452,8 +452,7 @@ def code_digest(root: Path = store.ROOT) -> str:
 
 
 def cache_folder() -> Path | None:
-    folder = store.cache_folder()
-    return None if folder is None else folder / "decks"
+    return store.cache_folder("decks")
 
 
 def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:

@@ -183,5 +183,4 @@ def cache_key(source: str, lang: str, site: str, root: Path = store.ROOT) -> str
 
 def cache_folder() -> Path | None:
     """Where the card files are kept: under the build's cache folder (mha_ref.store), None if off."""
-    folder = store.cache_folder()
-    return None if folder is None else folder / "flashcards"
+    return store.cache_folder("flashcards")

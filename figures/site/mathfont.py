@@ -112,8 +112,7 @@ def cut_to_pages(site_dir: Path) -> None:
 
 def cache_folder() -> Path | None:
     """Where the cut fonts are kept: under the build's cache folder (mha_ref.store), None if off."""
-    folder = store.cache_folder()
-    return None if folder is None else folder / "math-font"
+    return store.cache_folder("math-font")
 
 
 def _read_font(path: Path) -> bytes:

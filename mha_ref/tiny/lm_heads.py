@@ -225,8 +225,7 @@ def code_digest(seed: int, through: int | None) -> str:
 
 def cache_folder() -> Path | None:
     """Where the measurements are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    folder = store.cache_folder()
-    return None if folder is None else folder / "lm-heads"
+    return store.cache_folder("lm-heads")
 
 
 def all_seeds(seeds: Sequence[int] = lm_train.SEEDS, through: int | None = None) -> tuple[SeedHeads, ...]:

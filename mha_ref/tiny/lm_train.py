@@ -135,8 +135,7 @@ def code_digest(config: LMTrainConfig = CONFIG, seed: int = 0) -> str:
 
 def cache_folder() -> Path | None:
     """Where trained weights are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    folder = store.cache_folder()
-    return None if folder is None else folder / "trained-lm"
+    return store.cache_folder("trained-lm")
 
 
 def save(t: TrainedLM, path: Path) -> bool:
