@@ -49,6 +49,14 @@ def switched_off(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in OFF
 
 
+def cores() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def cache_folder(name: str | None = None) -> Path | None:
     """The folder every disk cache lives under: DEFAULT_CACHE, the path MHA_FIGURE_CACHE names, or
     None when it turns caching off; with a name, that cache's folder in it (trained-lm, decks, ...)."""

@@ -1,6 +1,12 @@
 """Page 4's model is trained and measured in one arithmetic on every x86-64 machine (mha_ref/tiny/arithmetic.py):
 the work runs in a process whose OpenBLAS and numpy kernels are pinned to x86-64-v3."""
 
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from mha_ref.tiny import arithmetic, lm_heads, lm_train
@@ -34,3 +40,35 @@ def test_the_kept_weights_and_measurements_are_named_by_the_arithmetic(monkeypat
         for digest in (lm_train.code_digest, lm_heads.code_digest):
             digest.cache_clear()
     assert before[0] != after[0] and before[1] != after[1]
+
+
+@needs_pinning
+def test_the_pinned_process_ends_with_the_process_that_started_it():
+    """A build killed (kill -9) while it trains leaves no training running."""
+    parent = subprocess.Popen([sys.executable, "-c", "from mha_ref.tiny import arithmetic; arithmetic.run('time', 'sleep', 60)"],
+                              cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 30
+        children = []
+        while not children and time.monotonic() < deadline:
+            time.sleep(0.2)
+            found = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+            children = [int(c) for c in found.read_text().split()] if found.exists() else []
+        assert children, "the pinned process never started"
+        time.sleep(1)  # past its start, into the sleep
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while _running(children[0]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(children[0]), "the pinned process outlived the process that started it"
+    finally:
+        parent.kill()
+
+
+def _running(pid: int) -> bool:
+    """Whether the process is there and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False

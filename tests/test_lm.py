@@ -335,7 +335,10 @@ def test_prepare_trains_and_measures_every_seed_only_with_a_disk_cache(monkeypat
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(store.UNWRITABLE_ENV, "")
     lm_heads.prepare()
-    assert calls == [(s, t) for s in lm_train.SEEDS for t in (None, lm_heads.HALF)] and len(lm_train.SEEDS) >= 5
+    # the seeds side by side: each seed measured whole (which trains it), then through HALF
+    assert sorted(calls, key=str) == sorted(((s, t) for s in lm_train.SEEDS for t in (None, lm_heads.HALF)), key=str)
+    assert all(calls.index((s, None)) < calls.index((s, lm_heads.HALF)) for s in lm_train.SEEDS)
+    assert len(lm_train.SEEDS) >= 5
 
 
 def test_the_digest_changes_with_the_configuration_and_seed():

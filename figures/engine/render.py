@@ -21,6 +21,7 @@ from .save import KINDS, to_bytes, to_bytes_each
 from ..kit.words import LANGS
 from ..kit.style import narrow
 from mha_ref import store
+from mha_ref.store import cores  # the processors a pool may use
 
 
 class Frame(NamedTuple):
@@ -106,14 +107,6 @@ def plan(ids: Iterable[str] | None = None, broken: list[FigureError] | None = No
             continue
         importable.append(fig_id)
     return [f for fig_id in importable for f in frames(fig_id)]
-
-
-def cores() -> int:
-    """The processors this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None,

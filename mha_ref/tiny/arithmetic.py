@@ -30,6 +30,11 @@ import numpy as np
 PINNED = {"OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
 
 
+def pins() -> bool:
+    """Whether run() computes in a process of its own, pinned (else here, with this machine's kernels)."""
+    return _supported() and not pinned_here()
+
+
 def _supported() -> bool:
     from numpy._core._multiarray_umath import __cpu_features__ as features
     return platform.machine() in ("x86_64", "AMD64") and bool(features.get("AVX2")) and bool(features.get("FMA3"))
@@ -38,10 +43,21 @@ def _supported() -> bool:
 ARITHMETIC = "x86-64-v3 " + " ".join(f"{k}={v}" for k, v in PINNED.items()) if _supported() \
     else f"native {platform.machine()} numpy {np.__version__}"
 
-# the child: read (module, function, args) from stdin, import, call, write the pickled result to the
-# file named by its argument (not to stdout, which the code it runs may print to)
-_CHILD = ("import importlib, pickle, sys; m, f, a = pickle.load(sys.stdin.buffer); "
-          "r = getattr(importlib.import_module(m), f)(*a); open(sys.argv[1], 'wb').write(pickle.dumps(r))")
+# The child: ends with the process that started it (PR_SET_PDEATHSIG, Linux), reads (module, function,
+# args) from stdin, imports, calls, and writes the pickled result to the file its first argument
+# names (not to stdout, which the code it runs may print to).
+_CHILD = """
+import ctypes, importlib, os, pickle, signal, sys
+try:
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[2]):  # the parent ended before prctl took hold
+    sys.exit(1)
+m, f, a = pickle.load(sys.stdin.buffer)
+r = getattr(importlib.import_module(m), f)(*a)
+open(sys.argv[1], "wb").write(pickle.dumps(r))
+"""
 
 
 def kernels() -> dict[str, str]:
@@ -63,14 +79,15 @@ def run(module: str, function: str, *args):
     """module.function(*args) computed in the pinned arithmetic: in a child process started for it
     (the code this process imported, found first on the child's path), or here when this process
     already is pinned or the machine cannot pin. The child's error, with its traceback, is raised here."""
-    if pinned_here() or not _supported():
+    if not pins():
         return getattr(importlib.import_module(module), function)(*args)
     code_root = str(Path(__file__).resolve().parents[2])  # the folder holding this checkout's mha_ref/
     env = dict(os.environ, **PINNED, PYTHONPATH=os.pathsep.join(filter(None, (code_root, os.environ.get("PYTHONPATH")))))
     with tempfile.TemporaryDirectory(prefix="mha-pinned-") as folder:
         result = Path(folder) / "result.pickle"
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(result)], input=pickle.dumps((module, function, args)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=code_root)
+        done = subprocess.run([sys.executable, "-c", _CHILD, str(result), str(os.getpid())],
+                              input=pickle.dumps((module, function, args)), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=env, cwd=code_root)
         if done.returncode != 0:
             raise RuntimeError(f"{module}.{function} failed in its process of pinned arithmetic (x86-64-v3):\n"
                                + done.stderr.decode("utf-8", "replace")[-4000:])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import platform
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -427,9 +428,16 @@ def prepare() -> None:
     there is nothing to keep."""
     folder = cache_folder()
     if folder is not None and store.cache_writable(folder):
-        for seed in lm_train.SEEDS:
-            seed_heads(seed)
-            seed_heads(seed, HALF)
+        # each measurement runs in a process of its own (arithmetic.run), the seeds side by side, one
+        # per core; where the arithmetic cannot be pinned they run here, one after the other
+        side_by_side = min(len(lm_train.SEEDS), store.cores()) if arithmetic.pins() else 1
+        with ThreadPoolExecutor(side_by_side) as threads:
+            list(threads.map(_prepare_seed, lm_train.SEEDS))
+
+
+def _prepare_seed(seed: int) -> None:
+    seed_heads(seed)  # trains the seed first, in the same process
+    seed_heads(seed, HALF)
 
 
 # --------------------------------------------------------------------------------------------
