@@ -1,6 +1,7 @@
 """Page 4's model is trained and measured in one arithmetic on every x86-64 machine (mha_ref/tiny/arithmetic.py):
 the work runs in a process whose OpenBLAS and numpy kernels are pinned to x86-64-v3."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -43,10 +44,11 @@ def test_the_kept_weights_and_measurements_are_named_by_the_arithmetic(monkeypat
 
 
 @needs_pinning
-def test_the_pinned_process_ends_with_the_process_that_started_it():
-    """A build killed (kill -9) while it trains leaves no training running."""
+def test_the_pinned_process_ends_with_the_process_that_started_it(tmp_path):
+    """A build killed (kill -9) while it trains leaves no training running (only the empty folder its
+    result would have gone to, which nobody is left to remove: in tmp_path here)."""
     parent = subprocess.Popen([sys.executable, "-c", "from mha_ref.tiny import arithmetic; arithmetic.run('time', 'sleep', 60)"],
-                              cwd=Path(__file__).resolve().parents[1])
+                              cwd=Path(__file__).resolve().parents[1], env=dict(os.environ, TMPDIR=str(tmp_path)))
     try:
         deadline = time.monotonic() + 30
         children = []
