@@ -28,6 +28,9 @@ def test_the_child_runs_this_checkout_and_its_failure_is_raised_here_with_its_tr
     assert where.origin == arithmetic.__file__.replace("tiny/arithmetic.py", "__init__.py")
     with pytest.raises(RuntimeError, match=r"(?s)mha_ref\.tiny\.lm_train\.no_such_function failed.*AttributeError"):
         arithmetic.run("mha_ref.tiny.lm_train", "no_such_function")
+    # a process ended by a signal says which: its stderr may be empty
+    with pytest.raises(RuntimeError, match=r"signal\.raise_signal failed .*, signal SIGTERM:"):
+        arithmetic.run("signal", "raise_signal", signal.SIGTERM)  # in the child only
 
 
 def test_the_kept_weights_and_measurements_are_named_by_the_arithmetic(monkeypatch):

@@ -20,6 +20,7 @@ import importlib
 import os
 import pickle
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,8 @@ def run(module: str, function: str, *args):
                               input=pickle.dumps((module, function, args)), stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, env=env, cwd=code_root)
         if done.returncode != 0:
-            raise RuntimeError(f"{module}.{function} failed in its process of pinned arithmetic (x86-64-v3):\n"
-                               + done.stderr.decode("utf-8", "replace")[-4000:])
+            ended = f"exit status {done.returncode}" if done.returncode > 0 else \
+                f"signal {signal.Signals(-done.returncode).name}"  # killed, say, by a person or the kernel
+            raise RuntimeError(f"{module}.{function} failed in its process of pinned arithmetic (x86-64-v3), "
+                               f"{ended}:\n" + done.stderr.decode("utf-8", "replace")[-4000:])
         return pickle.loads(result.read_bytes())
