@@ -28,6 +28,9 @@ def test_no_two_files_share_a_download_name():
                 # a PNG the page's script draws from an SVG (the dark one: no such file on the site)
                 drawn = a.get("data-draw-href") and not a["href"].endswith(".png")
                 files[a["download"]].add(f"{a['data-draw-href']} as PNG" if drawn else a["href"])
+            for a in block.select("a.mha-zip"):  # every frame in one zip, which the page's script packs
+                row = a.find_parent(class_="mha-dl-every")
+                files[a["data-download"]].add(f"{a['data-zip']} of {row['data-base']} {row['data-frames']}")
             for frame in block.select(".mha-frame"):  # what the slider script gives the links
                 for attr, name in frame.attrs.items():
                     if m := re.fullmatch(r"data-([\w-]+)-name", attr):
@@ -40,7 +43,8 @@ def test_no_two_files_share_a_download_name():
 
 def test_a_name_says_figure_number_id_frame_and_language():
     block = _placed("blend-rows", "en", "3.2")
-    names = [a["download"] for a in block.select("a[download]")]  # this frame's, every frame's zips, the CSV
+    names = [a["download"] for a in block.select("a[download]")]  # this frame's, the CSV
+    names += [a["data-download"] for a in block.select("a.mha-zip")]  # every frame's zips, packed by the script
     names += [v for k, v in block.select_one(".mha-frame").attrs.items() if k.endswith("-name")]  # the slider's
     assert len(names) > 8 and all(n.startswith("fig-3.2-blend-rows-") or n == "fig-3.2-blend-rows.en.csv"
                                   for n in names), names
@@ -49,7 +53,7 @@ def test_a_name_says_figure_number_id_frame_and_language():
     frame = svg["href"].rsplit("/", 1)[1].removesuffix(".svg")  # the shown frame's file on the site
     assert svg["download"] == f"fig-3.2-blend-rows-{frame}.en.svg"
     # the URL keeps the id alone: a number changes when a figure is added before it, an id never
-    assert all("3.2" not in a["href"] for a in block.select("a[download]"))
+    assert all("3.2" not in a["href"] for a in block.select("a[download], a.mha-zip"))
 
 
 def test_a_dark_download_says_so_and_sits_beside_the_light_one():
@@ -58,3 +62,17 @@ def test_a_dark_download_says_so_and_sits_beside_the_light_one():
     assert links["darkSvg"]["download"] == links["svg"]["download"].removesuffix(".svg") + ".dark.svg"
     assert links["darkPng"]["download"] == links["png"]["download"].removesuffix(".png") + ".dark.png"
     assert links["darkSvg"]["href"].endswith(".dark.svg")  # the file the page shows in the dark scheme
+
+
+def test_the_zips_part_of_the_row_brings_its_own_separator():
+    """The stylesheet hides the zips of all frames where the script cannot pack them (no script, a
+    page opened from disk): their part of the row carries the separator before it, so that the row
+    reads with one separator between two parts whether it is shown or not."""
+    row = _placed("blend-rows", "en").select_one(".mha-downloads")
+    every = row.select_one(".mha-dl-every")
+    assert [c.get("class") for c in every.find_all(recursive=False)][0] == ["mha-dl-sep"]
+    shown = " ".join(row.get_text().split())
+    every.decompose()
+    hidden = " ".join(row.get_text().split())
+    for text in (shown, hidden):
+        assert "| |" not in text and not text.startswith("|") and not text.endswith("|"), text

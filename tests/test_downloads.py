@@ -138,26 +138,49 @@ def test_provenance_names_real_definitions(site):
 
 
 def test_cli_writes_the_sites_bytes(site, tmp_path):
+    """The CLI's files are the site's, byte for byte; its zips of all frames (which the site does not
+    keep: the page packs them) hold the site's frames, each as the site serves it."""
     chosen = [MULTI, "published-models"]
     assert cli(["--out", str(tmp_path), "--only", *chosen, "--format", "svg,pdf,png"]) == 0
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
-    assert any(p.endswith(".zip") for p in written)
+    zips = [p for p in written if p.endswith(".zip")]
+    assert {p.split("/", 1)[1] for p in zips} == {bundles.zip_path(MULTI, fmt) for fmt in save.FORMATS}
     for rel in written:
         lang, path = rel.split("/", 1)
-        assert (tmp_path / rel).read_bytes() == (site / LANG_DIRS[lang] / "figures" / path).read_bytes(), rel
+        served = site / LANG_DIRS[lang] / "figures" / path
+        if rel in zips:
+            assert not served.exists(), rel
+            with zipfile.ZipFile(tmp_path / rel) as z:
+                fmt = path.removesuffix(".zip").rsplit("-", 1)[1]
+                assert z.namelist() == bundles.zip_members(MULTI, fmt)
+                assert all(i.date_time == bundles.ZIP_TIME for i in z.infolist())
+                for name in z.namelist()[1:]:
+                    assert z.read(name) == (site / LANG_DIRS[lang] / "figures" / name).read_bytes(), name
+        else:
+            assert (tmp_path / rel).read_bytes() == served.read_bytes(), rel
     expected = {f"{lang}/{f.path(fmt)}" for lang in LANG_DIRS for i in chosen for f in frames(i) for fmt in save.FORMATS}
     assert expected <= set(written)
 
 
-def test_all_frames_zip_holds_each_frame_in_order(site):
+def test_the_page_names_what_its_zips_hold(site):
+    """What the page's script packs a zip of all frames from (mha-figures.js): the files its row
+    names (data-base + each of data-frames + the format) are the site's frames, in frame order, and
+    the attribution it writes first is the CLI's ATTRIBUTION.txt (the browser test packs them)."""
+    numbers = numbering.site_numbers()
     for lang, prefix in LANG_DIRS.items():
-        base = site / prefix / "figures"
-        with zipfile.ZipFile(base / bundles.zip_path(MULTI, "pdf")) as z:
-            names = z.namelist()
-            assert names[1:] == [f.path("pdf") for f in frames(MULTI)]
-            assert all(i.date_time == bundles.ZIP_TIME for i in z.infolist())
-            for name in names[1:]:
-                assert z.read(name) == (base / name).read_bytes()
+        page = site / prefix / "one-head-blends" / "index.html"
+        box = soup(page).find(id=f"fig-{MULTI}")
+        row = box.select_one(".mha-dl-every")
+        stems = row["data-frames"].split()
+        assert [f"{s}.pdf" for s in stems] == [f.path("pdf") for f in frames(MULTI)]
+        for a in row.select("a.mha-zip"):
+            fmt = a["data-zip"]
+            for stem in stems:
+                assert resolve(site, page, row["data-base"] + stem + "." + fmt) == site / prefix / "figures" / f"{stem}.{fmt}"
+                assert (site / prefix / "figures" / f"{stem}.{fmt}").is_file()
+            made = bundles.zip_frames(MULTI, fmt, [], attribution.attribution(frames(MULTI)[0]._replace(value=None, slug=None), lang, numbers.get(MULTI)))
+            with zipfile.ZipFile(io.BytesIO(made)) as z:
+                assert a["data-attribution"] == z.read(bundles.ATTRIBUTION).decode()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -1,16 +1,20 @@
 """A lecturer's downloads of the frame shown, in a real browser: the PNG wide enough for a
 full-width 1080p slide at 2x, drawn by the page's script from the frame's SVG, light or dark, with
-the attribution the build stamped into its own PNG; the dark SVG stamped like every download."""
+the attribution the build stamped into its own PNG; the dark SVG stamped like every download; and
+every frame in one zip per format, which the page packs from the frames' files."""
 
 import html
 import io
 import re
+import zipfile
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 from PIL import Image
 
+from figures.__main__ import main as cli
 from figures.engine import dark
+from figures.publish import bundles
 
 SLIDE_PX = 3840  # 1920 px of a 1080p slide, twice over
 
@@ -52,3 +56,39 @@ def test_the_shown_frame_downloads_slide_wide_light_and_dark(browser, served, si
     assert files["darkSvg"][0] == name.removesuffix(".png") + ".dark.svg"
     svg = files["darkSvg"][1].decode()
     assert "<title>" + html.escape(stamped.text["Title"]) in svg and dark.SLATE in svg and "#ffffff" not in svg
+
+
+@pytest.mark.parametrize("path", ["one-head-blends/", "en/one-head-blends/"])
+def test_every_frame_comes_as_one_zip_per_format_packed_by_the_page(browser, served, site, path, tmp_path):
+    """The site keeps no zip of all frames: the page's script packs it from the frames' own files.
+    Each zip holds what the CLI's zip of that figure holds (bundles.zip_members, bundles.zip_frames):
+    the attribution first, then every frame's stamped file as the site serves it, in frame order,
+    under its path, dated as the CLI dates them; it is saved under the name the page gives it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(served + path, wait_until="networkidle")
+    figure = page.locator("figure.mha-figure:has(.mha-controls)").first
+    fig_id = figure.get_attribute("data-figure")
+    lang = "en" if path.startswith("en/") else "zh"
+    base = site / ("en" if lang == "en" else "") / "figures"
+    assert not list(base.glob("*.zip"))  # nothing of the kind is on the site
+    assert cli(["--out", str(tmp_path), "--only", fig_id, "--format", "svg,pdf,png"]) == 0
+    links = figure.locator(".mha-downloads a.mha-zip")
+    assert links.count() == 3
+    for k in range(3):
+        link = links.nth(k)
+        fmt = link.get_attribute("data-zip")
+        saved, data = _download(page, link)
+        assert saved == bundles.download_name(fig_id, lang, fmt, every_frame=True, number=saved.split("-")[1])
+        assert re.fullmatch(rf"fig-[\d.]+-{fig_id}-frames\.{lang}\.{fmt}\.zip", saved)
+        with zipfile.ZipFile(io.BytesIO(data)) as packed, zipfile.ZipFile(tmp_path / lang / bundles.zip_path(fig_id, fmt)) as made:
+            assert packed.testzip() is None  # every member's CRC holds
+            assert packed.namelist() == made.namelist() == bundles.zip_members(fig_id, fmt)
+            assert all(i.date_time == bundles.ZIP_TIME for i in packed.infolist())
+            for name in packed.namelist():
+                assert packed.read(name) == made.read(name), (fmt, name)
+                if name != bundles.ATTRIBUTION:
+                    assert packed.read(name) == (base / name).read_bytes(), (fmt, name)
+    page.close()
+    assert errors == []

@@ -153,6 +153,94 @@
       a.dataset.draw === 'svg' ? a.download : a.download.replace(/png$/, 'svg')));
   }
 
+  // "All frames" in one format: one zip, packed here from the frames' own files on the site (each
+  // stamped with its attribution), so the site keeps no second copy of them. Its members, in
+  // order: ATTRIBUTION.txt (the link's data-attribution), then every frame under its path below the
+  // figures folder (data-frames of the links' row, + the format), as the CLI's zips hold them
+  // (figures/publish/bundles.py), dated 1980-01-01 00:00 as they are, so the same frames give the
+  // same zip. SVG and text are deflated where the browser can (CompressionStream); PNG and PDF,
+  // compressed already, are stored.
+  const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+    for (let k = 0; k < 8; k++) n = n & 1 ? 0xEDB88320 ^ (n >>> 1) : n >>> 1;
+    return n >>> 0;
+  });
+  const crc32 = (bytes) => {
+    let c = 0xFFFFFFFF;
+    for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xFF] ^ (c >>> 8);
+    return (c ^ 0xFFFFFFFF) >>> 0;
+  };
+  async function deflated(bytes) {
+    if (typeof CompressionStream === 'undefined') return null;
+    try {
+      const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+      return new Uint8Array(await new Response(stream).arrayBuffer());
+    } catch (e) {
+      return null; // a browser without raw deflate: stored
+    }
+  }
+  const DOS_DATE = (0 << 9) | (1 << 5) | 1; // 1980-01-01; the time, 00:00:00, is 0
+  async function zipOf(members) { // [[name, bytes, deflate?]] -> Blob
+    const utf8 = new TextEncoder();
+    const parts = [];
+    const central = [];
+    let offset = 0;
+    for (const [name, data, deflate] of members) {
+      const packed = deflate ? await deflated(data) : null;
+      const body = packed && packed.length < data.length ? packed : data;
+      const fields = [[20, 2], [0x0800, 2], [body === data ? 0 : 8, 2], [0, 2], [DOS_DATE, 2],
+        [crc32(data), 4], [body.length, 4], [data.length, 4]]; // version 2.0, UTF-8 names, method, time, date
+      const nameBytes = utf8.encode(name);
+      const header = (signature, before, after) => {
+        const all = [[signature, 4], ...before, ...fields, [nameBytes.length, 2], [0, 2], ...after];
+        const out = new Uint8Array(all.reduce((n, [, size]) => n + size, 0) + nameBytes.length);
+        const view = new DataView(out.buffer);
+        let at = 0;
+        for (const [value, size] of all) {
+          if (size === 2) view.setUint16(at, value, true); else view.setUint32(at, value, true);
+          at += size;
+        }
+        out.set(nameBytes, at);
+        return out;
+      };
+      const local = header(0x04034B50, [], []);
+      // made by Unix (3), version 2.0; no comment; disk 0; -rw-r--r--; where the local header starts
+      central.push(header(0x02014B50, [[0x0314, 2]], [[0, 2], [0, 2], [0, 2], [0o644 * 65536, 4], [offset, 4]]));
+      parts.push(local, body);
+      offset += local.length + body.length;
+    }
+    const size = central.reduce((n, c) => n + c.length, 0);
+    const end = new Uint8Array(22);
+    const view = new DataView(end.buffer);
+    [[0x06054B50, 4], [0, 2], [0, 2], [members.length, 2], [members.length, 2], [size, 4], [offset, 4], [0, 2]]
+      .reduce((at, [value, n]) => {
+        if (n === 2) view.setUint16(at, value, true); else view.setUint32(at, value, true);
+        return at + n;
+      }, 0);
+    return new Blob([...parts, ...central, end], { type: 'application/zip' });
+  }
+  async function framesZip(a) {
+    const row = a.closest('.mha-dl-every').dataset;
+    const fmt = a.dataset.zip;
+    const names = row.frames.split(' ').map((stem) => stem + '.' + fmt);
+    const files = await Promise.all(names.map((name) => fetched(row.base + name, 'arrayBuffer')));
+    return zipOf([['ATTRIBUTION.txt', new TextEncoder().encode(a.dataset.attribution), true],
+      ...names.map((name, k) => [name, new Uint8Array(files[k]), fmt === 'svg'])]);
+  }
+  function downloadZip(e) {
+    const a = e.target.closest('a.mha-zip');
+    if (!a || e.button !== 0) return;
+    e.preventDefault();
+    framesZip(a).then((blob) => {
+      const url = URL.createObjectURL(blob);
+      save(url, a.dataset.download);
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+    }, () => {
+      const text = a.textContent;
+      a.textContent = a.dataset.labelFailed || text;
+      setTimeout(() => { a.textContent = text; }, 3000);
+    });
+  }
+
   // "Copy link": the address the reader is on, with the figure's anchor (the link's href, "#fig-ID",
   // resolved against it), to the clipboard; without a clipboard, the link just goes to the anchor.
   // In a release, its data-address instead: the frozen one, or beside it the newest release's.
@@ -179,9 +267,13 @@
     if (!document.documentElement.dataset.mhaCopy) { // one listener, even if init runs twice
       document.documentElement.dataset.mhaCopy = '1';
       document.addEventListener('click', copyLink);
-      // opened from disk, a page may not read back a canvas it drew: the build's PNG, and no dark one
+      // opened from disk, a page may not read back a canvas it drew, nor fetch a file: the build's
+      // PNG, no dark one, and no zip of all frames (the frames are on the disk already)
       if (window.location.protocol === 'file:') document.documentElement.classList.add('mha-no-drawing');
-      else document.addEventListener('click', downloadPng);
+      else {
+        document.addEventListener('click', downloadPng);
+        document.addEventListener('click', downloadZip);
+      }
     }
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);

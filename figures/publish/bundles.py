@@ -3,6 +3,9 @@ its attribution, one zip of all frames per format, and the figure's data table a
 
 All frames of a figure come as one zip per format: every frame stays a file of its own, with its
 own attribution, ready for `\\includegraphics` or a slide, and nothing is drawn a second time.
+The CLI writes these zips; the site does not keep them, since they would only repeat its frames'
+files byte for byte: the page's script packs the same zip from those files when a reader asks
+(docs/assets/mha-figures.js), with the same members in the same order (zip_members).
 
 A figure with data(lang) also comes as `<id>.csv`: the table folded under it on the page, for a
 spreadsheet. It holds the table and nothing else (a line of attribution would be a row the reader
@@ -42,11 +45,25 @@ def site_formats() -> tuple[str, ...]:
     return ("svg", *VARIANTS, *(f for f in FORMATS if f != "svg" and downloads_on()))
 
 
+ATTRIBUTION = "ATTRIBUTION.txt"  # a zip's first member: whose figure, under which licence
+
+
+def attribution_text(a: Attribution) -> str:
+    """What a zip's ATTRIBUTION.txt says: the figure's title, then its source, licence and version."""
+    return f"{a.title}\n{a.description}\n"
+
+
+def zip_members(fig_id: str, fmt: str) -> list[str]:
+    """The names inside a figure's all-frames zip, in order: the attribution, then each frame's
+    file under its path below the figures folder (the page's script names them the same way)."""
+    return [ATTRIBUTION, *(frame.path(fmt) for frame in frames(fig_id))]
+
+
 def zip_frames(fig_id: str, fmt: str, files: list[tuple[Frame, bytes]], a: Attribution) -> bytes:
     """Every frame's file, stamped, in frame order, with fixed timestamps: the same bytes each build."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
-        for name, data in [("ATTRIBUTION.txt", f"{a.title}\n{a.description}\n".encode()),
+        for name, data in [(ATTRIBUTION, attribution_text(a).encode()),
                            *((frame.path(fmt), data) for frame, data in files)]:
             info = zipfile.ZipInfo(name, ZIP_TIME)
             info.external_attr = 0o644 << 16
@@ -156,9 +173,10 @@ def write_tables(langs, fig_ids, write, keep_going: bool = False) -> int:
     return written
 
 
-def write_all(results, numbers: dict, write) -> None:
-    """Stamp rendered frames (render.Rendered, in site order) and write them, then each multi-frame
-    figure's zips: `write(lang, path below figures/, bytes)`. The site build and the CLI both call this."""
+def write_all(results, numbers: dict, write, zips: bool = True) -> None:
+    """Stamp rendered frames (render.Rendered, in site order) and write them, then (`zips`, the CLI)
+    each multi-frame figure's zips: `write(lang, path below figures/, bytes)`. The site build and
+    the CLI both call this; the site's pages pack their zips themselves (see above)."""
     pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
     for r in results:
         if r.fmt in VARIANTS and r.fmt != DARK:  # what the page shows on a phone: never a download
@@ -167,7 +185,7 @@ def write_all(results, numbers: dict, write) -> None:
         a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
         data = stamp(r.data, "svg" if r.fmt == DARK else r.fmt, a)
         write(r.lang, r.frame.path(r.fmt), data)
-        if r.frame.slug is not None and r.fmt != DARK:
+        if zips and r.frame.slug is not None and r.fmt != DARK:
             group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])
             group.append((r.frame, data))
             if len(group) == len(frames(r.frame.fig_id)):

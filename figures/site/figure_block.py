@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 
 from ..engine import registry
-from ..engine.render import FigureError, frames
+from ..engine.render import FigureError, Frame, frames
 from ..kit.words import FIGURE_LABEL
 from ..publish import bundles, provenance
-from ..publish.attribution import caption, credit_line, figure_url
+from ..publish.attribution import attribution, caption, credit_line, figure_url
 from ..publish.identity import IDENTITY
 from ..text.constructs import MarkupError, expand_media, first_sentence, plain
 from . import cards
@@ -21,13 +21,13 @@ from . import cards
 
 WORDS = {
     "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧", "dark": "深色背景",
-           "all_frames": "全部帧", "zip": "{} 压缩包", "copy": "复制链接", "copied": "已复制",
+           "all_frames": "全部帧", "zip": "{} 压缩包", "zip_failed": "打包失败", "copy": "复制链接", "copied": "已复制",
            "copy_frozen": "复制本版链接", "copy_latest": "复制最新版链接",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "credit": "转载署名：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
     "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame", "dark": "on dark",
-           "all_frames": "all frames", "zip": "{} (zip)", "copy": "Copy link", "copied": "Copied",
+           "all_frames": "all frames", "zip": "{} (zip)", "zip_failed": "could not pack the frames", "copy": "Copy link", "copied": "Copied",
            "copy_frozen": "Copy link (this version)", "copy_latest": "Copy link (latest)",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "credit": "Credit line:", "drawn_by": "drawn by", "numbers_from": "numbers from",
@@ -119,21 +119,50 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     one = [a for a in one if a]
     dark = [a for a in (_download(fig_id, lang, url, shown, fmt, text, label)
                         for fmt, text in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
-    every = [f'<a href="{href}" download="{bundles.download_name(fig_id, lang, fmt, every_frame=True, number=label)}">'
-             f'{words["zip"].format(FORMAT_LABELS[fmt])}</a>'
-             for fmt in FORMAT_LABELS if len(frames(fig_id)) > 1
-             and (href := _link(url, bundles.zip_path(fig_id, fmt))) is not None] if bundles.downloads_on() else []
+    every = [_zip_link(fig_id, lang, fmt, label, number, href) for fmt in FORMAT_LABELS
+             if (href := _link(url, frames(fig_id)[0].path(fmt))) is not None] \
+        if len(frames(fig_id)) > 1 and bundles.downloads_on() else []
     parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
     parts += [f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark)] if len(dark) > 1 and parts else []
-    parts += [f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every)] if every else []
+    sep = ' <span class="mha-dl-sep">|</span> '
+    if every:  # packed by the script: with no script (or on a page opened from disk) the stylesheet hides it, separator and all
+        parts.append(f'<span class="mha-dl-every"{_frame_files(fig_id, url)}>{sep if parts else ""}'
+                     f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every) + "</span>")
     if copy_link and IDENTITY.release and number is not None:
         frozen = figure_url(fig_id, lang, number)
         parts.append(_copy(f"#fig-{fig_id}", words["copy_frozen"], lang, frozen) + " · "
                      + _copy(f"#fig-{fig_id}", words["copy_latest"], lang, IDENTITY.latest(frozen)))
     elif copy_link:
         parts.append(_copy(f"#fig-{fig_id}", words["copy"], lang))
-    sep = ' <span class="mha-dl-sep">|</span> '
-    return f'<p class="mha-downloads">{sep.join(parts)}</p>' if parts else ""
+    html_parts = [(sep if k and not part.startswith('<span class="mha-dl-every"') else "") + part
+                  for k, part in enumerate(parts)]
+    return f'<p class="mha-downloads">{"".join(html_parts)}</p>' if parts else ""
+
+
+def _frame_files(fig_id: str, url: Callable[[str], str]) -> str:
+    """ data-base="…" data-frames="…": where the page finds each frame's file, in frame order, for
+    the all-frames zips. A frame's file in format F is base + stem + "." + F, and stem + "." + F is
+    its name inside the zip (Frame.path: the path below the figures folder)."""
+    stems = [frame.path("")[:-1] for frame in frames(fig_id)]
+    first = url(frames(fig_id)[0].path("svg"))
+    base = first.removesuffix(frames(fig_id)[0].path("svg"))
+    for frame in frames(fig_id):  # a path the page links otherwise (quoted, moved) would break the zip
+        if (href := _link(url, frame.path("svg"))) != base + frame.path("svg"):
+            raise MarkupError(f"figure {fig_id}: frame {frame.path('svg')} is linked as {href!r}, not below {base!r}")
+    return f' data-base="{html.escape(base)}" data-frames="{html.escape(" ".join(stems))}"'
+
+
+def _zip_link(fig_id: str, lang: str, fmt: str, label: str | None, number, first: str) -> str:
+    """A link that downloads every frame of the figure in one format as one zip, which the page's
+    script packs from the frames' own files on the site: the same members, in the same order, as
+    the CLI's zip (bundles.zip_members), from the files its parent's data-base and data-frames name
+    (_frame_files); ATTRIBUTION.txt's text is the link's data-attribution. Until the script takes
+    the click, it leads to the first frame's file (`first`)."""
+    text = bundles.attribution_text(attribution(Frame(fig_id, None, None), lang, number))
+    return (f'<a class="mha-zip" href="{first}" data-zip="{fmt}" '
+            f'data-download="{bundles.download_name(fig_id, lang, fmt, every_frame=True, number=label)}" '
+            f'data-attribution="{html.escape(text).replace(chr(10), "&#10;")}" data-label-failed="{WORDS[lang]["zip_failed"]}">'
+            f'{WORDS[lang]["zip"].format(FORMAT_LABELS[fmt])}</a>')
 
 
 def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str,

@@ -54,7 +54,8 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
             f'<div class="mha-gallery-thumb"><a href="{img}">'
             + pictures(shown, first_sentence(plain(cap)), url, size, narrow_only="all") + '</a></div>\n'
             f'<figcaption markdown="span">{head} · <code>{fig_id}</code><br>{cap}</figcaption>\n'
-            + downloads_html(fig_id, lang, url, shown, copy_link=False, label=home.number if home else None)
+            + downloads_html(fig_id, lang, url, shown, copy_link=False, number=home,
+                             label=home.number if home else None)
             + "\n</figure>")
     return filter_html(lang, homes) + '<div class="mha-gallery" markdown="block">\n' + "\n\n".join(items) + "\n</div>"
 
