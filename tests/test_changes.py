@@ -157,7 +157,7 @@ def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplo
     # not a release: the earlier frame is named, not linked (its frozen folder is not beside this build)
     assert '<img class="mha-light" src="figures/blend/a.svg"' in text and changes.WORDS["en"]["at"].format(v="1.0.0") in text
     # and in the dark scheme, its dark drawing (the stylesheet shows the one of the reader's scheme)
-    assert '<img class="mha-dark" src="figures/blend/a.dark.svg"' in text
+    assert '<img class="mha-dark" src="figures/blend/a.svg#dark"' in text
 
 
 def _tables(ppl: str, row_name: str = "h = 8", extra=None):

@@ -61,18 +61,23 @@ def test_a_dark_download_says_so_and_sits_beside_the_light_one():
     links = {a["data-fmt"]: a for a in block.select("a.mha-dl")}
     assert links["darkSvg"]["download"] == links["svg"]["download"].removesuffix(".svg") + ".dark.svg"
     assert links["darkPng"]["download"] == links["png"]["download"].removesuffix(".png") + ".dark.png"
-    assert links["darkSvg"]["href"].endswith(".dark.svg")  # the file the page shows in the dark scheme
+    # the page's SVG of the frame, in the look the page shows in the dark scheme (dark.both)
+    assert links["darkSvg"]["href"] == links["svg"]["href"] + "#dark"
 
 
-def test_the_zips_part_of_the_row_brings_its_own_separator():
-    """The stylesheet hides the zips of all frames where the script cannot pack them (no script, a
-    page opened from disk): their part of the row carries the separator before it, so that the row
-    reads with one separator between two parts whether it is shown or not."""
+def test_what_the_script_makes_brings_its_own_separator():
+    """The stylesheet hides the dark downloads and the zips of all frames where the script cannot
+    make them (no script, a page opened from disk): each of these parts of the row carries the
+    separator before it, so that the row reads with one separator between two parts whether they
+    are shown or not."""
     row = _placed("blend-rows", "en").select_one(".mha-downloads")
-    every = row.select_one(".mha-dl-every")
-    assert [c.get("class") for c in every.find_all(recursive=False)][0] == ["mha-dl-sep"]
+    made = row.select(".mha-dl-dark, .mha-dl-every")
+    assert len(made) == 2 and all(m.select("a") for m in made)
+    assert all([c.get("class") for c in m.find_all(recursive=False)][0] == ["mha-dl-sep"] for m in made)
     shown = " ".join(row.get_text().split())
-    every.decompose()
+    for m in made:
+        m.decompose()
     hidden = " ".join(row.get_text().split())
+    assert "Copy link" in hidden and "SVG" in hidden
     for text in (shown, hidden):
         assert "| |" not in text and not text.startswith("|") and not text.endswith("|"), text

@@ -16,7 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from built_pages import parsed
-from figures.engine import registry
+from figures.engine import dark as dark_look, registry
 from figures.__main__ import main as cli
 from figures.publish.identity import IDENTITY
 from figures.engine.render import frames
@@ -63,7 +63,8 @@ def test_each_format_carries_its_attribution(site, lang):
     base = site / LANG_DIRS[lang] / "figures"
     number, home = shown_number(site, lang, MULTI)
     svg = (base / frame.path("svg")).read_text(encoding="utf-8")
-    dark = (base / frame.path("dark.svg")).read_text(encoding="utf-8")  # the dark slide's download
+    # the dark slide's download: the SVG's dark look as a plain SVG (the page's script makes it)
+    dark = dark_look.literal((base / frame.path("svg")).read_bytes()).decode("utf-8")
     pdf = PdfReader(io.BytesIO((base / frame.path("pdf")).read_bytes()))
     png = Image.open(base / frame.path("png"))
     png.load()

@@ -28,7 +28,7 @@ def smallest_by_file(checked_frames) -> dict[str, tuple[float, float, str]]:
     for (frame, lang), c in checked_frames.items():
         root = "" if lang == LANGS[0] else f"{lang}/"
         wide, thin = c.smallest
-        for kind, smallest in (("svg", wide), ("dark.svg", wide), ("narrow.svg", thin), ("narrow.dark.svg", thin)):
+        for kind, smallest in (("svg", wide), ("narrow.svg", thin)):
             out[root + "figures/" + frame.path(kind)] = smallest
     return out
 
@@ -65,7 +65,12 @@ SCROLL_THROUGH = f"""async () => {{ const shown = {SHOWN_IMG};
         i.scrollIntoView(); await new Promise(r => setTimeout(r, 30));
         for (let t = 0; t < 200 && shown(i) && !i.currentSrc; t++) await new Promise(r => setTimeout(r, 25)); }} }}"""
 SHOWN = f"""() => [...document.querySelectorAll('.md-content picture img')].filter({SHOWN_IMG})
-    .map(i => [new URL(i.currentSrc).pathname, i.getBoundingClientRect().width])"""
+    .map(i => [new URL(i.currentSrc).pathname
+               // the look: every address its picture may pick ends in #dark, or none does (a file and its
+               // dark look share one download, so currentSrc may name the one loaded first)
+               + ([...i.closest('picture').querySelectorAll('source, img')]
+                  .every(e => (e.getAttribute('srcset') || e.getAttribute('src') || '').endsWith('#dark')) ? '#dark' : ''),
+               i.getBoundingClientRect().width])"""
 
 
 CONFIGS = [(1280, "light"), (390, "light"), (390, "dark")]
@@ -94,9 +99,9 @@ def test_the_page_shows_each_figure_in_the_drawing_that_reads_at_its_width(shown
     smallest = smallest_by_file(checked_frames)
     small, seen = [], 0
     for path, src, shown in shown_on_pages[width, scheme]:
-        file = src.lstrip("/")
+        file, look = src.lstrip("/").partition("#")[::2]  # the dark look is the file's own, at #dark
         assert file in smallest, (path, file)
-        assert (".dark." in file) == (scheme == "dark"), (path, file)
+        assert (look == "dark") == (scheme == "dark"), (path, src)
         pt, figure_in, text = smallest[file]
         least = MULTIPLE_PT / 72 * CSS_PX_PER_IN if path == "gallery/" else DESKTOP_PX if width > 600 else PHONE_PX
         seen += 1

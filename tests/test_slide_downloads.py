@@ -37,6 +37,7 @@ def test_the_shown_frame_downloads_slide_wide_light_and_dark(browser, served, si
     shown = figure.locator(".mha-frame.is-current")
     assert shown.get_attribute("data-index") != figure.locator(".mha-frames").get_attribute("data-start")
     name = shown.get_attribute("data-png-name")
+    shown_svg = shown.get_attribute("data-svg")
     stamped = Image.open(site / urlsplit(urljoin(page.url, shown.get_attribute("data-png"))).path.lstrip("/"))
     stamped.load()
     files = {fmt: _download(page, figure.locator(f'.mha-downloads a[data-fmt="{fmt}"]'))
@@ -56,6 +57,25 @@ def test_the_shown_frame_downloads_slide_wide_light_and_dark(browser, served, si
     assert files["darkSvg"][0] == name.removesuffix(".png") + ".dark.svg"
     svg = files["darkSvg"][1].decode()
     assert "<title>" + html.escape(stamped.text["Title"]) in svg and dark.SLATE in svg and "#ffffff" not in svg
+    # the page's SVG of the frame, its dark look made plain: dark.literal to the byte, which is
+    # dark.svg of the drawing, stamped (tests/test_dark.py)
+    page_svg = site / urlsplit(urljoin(served + path, shown_svg)).path.lstrip("/")
+    assert files["darkSvg"][1] == dark.literal(page_svg.read_bytes())
+
+
+def test_a_dark_download_of_a_frame_with_images_inside_is_the_plain_dark_svg(browser, served, site):
+    """The images inside a frame (projection-columns draws its matrices so) come in their dark
+    twins in the dark SVG the page's script makes: dark.literal's bytes."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page.goto(served + "en/slicing-the-width/", wait_until="networkidle")
+    figure = page.locator("#fig-projection-columns")
+    link = figure.locator('.mha-downloads a[data-fmt="darkSvg"]')
+    href = link.get_attribute("href")
+    assert href.endswith("#dark")
+    _, data = _download(page, link)
+    page.close()
+    light = (site / urlsplit(urljoin(served + "en/slicing-the-width/", href)).path.lstrip("/")).read_bytes()
+    assert b"<image " in light and data == dark.literal(light) != light
 
 
 @pytest.mark.parametrize("path", ["one-head-blends/", "en/one-head-blends/"])

@@ -104,11 +104,31 @@
     });
   }
 
+  // A frame's dark look is its own SVG at #dark (figures/engine/dark.py, both()): the file holds a
+  // stylesheet that the fragment switches on. A download of that look is a plain SVG, for slide
+  // programs that read no stylesheet: literalDark, the same bytes as dark.literal in Python
+  // (tests/test_slide_downloads.py): the stylesheet out, every colour set to its dark one, and each
+  // inline image's recoloured twin in its place.
+  const DARK_LOOK = '#dark';
+  function literalDark(text) {
+    const own = text.match(/<style id="mha-dark">([\s\S]*?)<\/style>/);
+    if (!own) throw new Error('no dark look in this SVG');
+    const colours = {};
+    for (const m of own[1].matchAll(/--c([0-9a-f]{6}):(#[0-9a-f]{6})/g)) colours[m[1]] = m[2];
+    return text.replace(own[0], '').replace('<svg id="dark" ', '<svg ')
+      .replace(/(<image xlink:href=")[^"]*("[^>]*?\/>)<image class="mha-dark-only" display="none" xlink:href="([^"]*)"[^>]*?\/>/g, '$1$3$2')
+      .replace(/#[0-9a-fA-F]{6}\b/g, (c) => colours[c.slice(1).toLowerCase()] || c);
+  }
+  const fetched = (url, how) => fetch(url).then((r) => { if (!r.ok) throw new Error(url); return r[how](); });
+  const svgOf = async (href) => { // the SVG at href, in the look its address asks for
+    const text = await fetched(href, 'text');
+    return new Blob([href.endsWith(DARK_LOOK) ? literalDark(text) : text], { type: 'image/svg+xml' });
+  };
+
   // A PNG link (data-draw) is drawn here from the frame's SVG, light or dark, data-width px wide (a
   // full-width 1080p slide at 2x), so the site keeps no such file of every frame. The build's own
   // PNG of the frame (what the link gets without script) lends its attribution: its iTXt chunks
   // (figures/publish/stamp.py) are copied in whole, right after the header as there.
-  const fetched = (url, how) => fetch(url).then((r) => { if (!r.ok) throw new Error(url); return r[how](); });
   const chunkEnd = (png, at) => at + 12 + new DataView(png.buffer, png.byteOffset).getUint32(at);
   function textChunks(png) {
     const out = [];
@@ -118,7 +138,7 @@
     return out;
   }
   async function drawnPng(a) {
-    const [svg, stamped] = await Promise.all([fetched(a.dataset.drawHref, 'blob'), fetched(a.dataset.stampHref, 'arrayBuffer')]);
+    const [svg, stamped] = await Promise.all([svgOf(a.dataset.drawHref), fetched(a.dataset.stampHref, 'arrayBuffer')]);
     const img = new Image();
     img.src = URL.createObjectURL(svg); // the page's own SVG, so the canvas stays readable
     try {
@@ -141,16 +161,21 @@
     a.click();
     a.remove();
   };
-  function downloadPng(e) {
-    const a = e.target.closest('a.mha-dl[data-draw]');
+  const failed = (a) => {
+    const text = a.textContent;
+    a.textContent = a.dataset.labelFailed || text;
+    setTimeout(() => { a.textContent = text; }, 3000);
+  };
+  // The PNGs and the dark SVG, made here when their link is clicked.
+  function downloadMade(e) {
+    const a = e.target.closest('a.mha-dl[data-draw], a.mha-dl[data-fmt="darkSvg"]');
     if (!a || e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
-    drawnPng(a).then((blob) => {
+    (a.dataset.draw ? drawnPng(a) : svgOf(a.href)).then((blob) => {
       const url = URL.createObjectURL(blob);
       save(url, a.download);
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-    }, () => save(a.dataset.draw === 'svg' ? a.href : a.dataset.drawHref, // the build's PNG, or the dark SVG
-      a.dataset.draw === 'svg' ? a.download : a.download.replace(/png$/, 'svg')));
+    }, () => (a.dataset.draw === 'svg' ? save(a.href, a.download) : failed(a))); // the build's PNG; no dark one
   }
 
   // "All frames" in one format: one zip, packed here from the frames' own files on the site (each
@@ -234,11 +259,7 @@
       const url = URL.createObjectURL(blob);
       save(url, a.dataset.download);
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-    }, () => {
-      const text = a.textContent;
-      a.textContent = a.dataset.labelFailed || text;
-      setTimeout(() => { a.textContent = text; }, 3000);
-    });
+    }, () => failed(a));
   }
 
   // "Copy link": the address the reader is on, with the figure's anchor (the link's href, "#fig-ID",
@@ -268,10 +289,10 @@
       document.documentElement.dataset.mhaCopy = '1';
       document.addEventListener('click', copyLink);
       // opened from disk, a page may not read back a canvas it drew, nor fetch a file: the build's
-      // PNG, no dark one, and no zip of all frames (the frames are on the disk already)
+      // PNG, no dark SVG or PNG, and no zip of all frames (the frames are on the disk already)
       if (window.location.protocol === 'file:') document.documentElement.classList.add('mha-no-drawing');
       else {
-        document.addEventListener('click', downloadPng);
+        document.addEventListener('click', downloadMade);
         document.addEventListener('click', downloadZip);
       }
     }

@@ -105,3 +105,71 @@ def svg(data: bytes) -> bytes:
     """The dark variant of a light SVG frame: every colour, inline images included, recoloured."""
     data = _PNG.sub(_png, data)
     return _HEX.sub(lambda m: colour(m[0].decode().lower()).encode(), data)
+
+
+# One file for both schemes. The page shows a frame's SVG as it is in the light scheme, and the same
+# file's address with #dark (FRAGMENT) in the slate scheme, so that the site keeps no second SVG of
+# every frame. The file carries its dark colours in a stylesheet that only the fragment switches on:
+# a rule per colour drawn takes the colour from a custom property when one is set, and the root
+# element, when it is the fragment's target (:target), sets one for each colour: colour(c). Custom
+# properties are inherited into <use> clones (matplotlib draws every glyph and marker so), which a
+# selector naming the target as their ancestor would not reach. An inline image (imshow) comes with
+# a recoloured twin right after it, hidden unless the target is set. A program that reads no
+# stylesheet (or no var()) sees the light drawing as before.
+#
+# literal() turns such a file back into the plain dark SVG, dark.svg(light), for a download: a
+# slide program may not read stylesheets. docs/assets/mha-figures.js does the same (literalDark),
+# and the tests hold the two to the same bytes.
+
+FRAGMENT = "dark"
+_ROOT = b"<svg "
+_TARGET = b'<svg id="' + FRAGMENT.encode() + b'" '
+_SHEET = b'<style type="text/css">'
+_OWN = re.compile(rb'<style id="mha-dark">(.*?)</style>', re.S)
+_STYLED = re.compile(rb'(fill|stroke)(: |=")(#[0-9a-f]{6})\b')  # in a style, or an attribute (a hatch's)
+_IMAGE = re.compile(rb'<image xlink:href="(data:image/png;base64,[^"]*)"([^>]*?)/>')
+_TWIN = b'<image class="mha-dark-only" display="none" xlink:href="'
+_PAIR = re.compile(rb'(<image xlink:href=")[^"]*("[^>]*?/>)' + re.escape(_TWIN) + rb'([^"]*)"[^>]*?/>')
+_ID = re.compile(rb' id="[^"]*"')
+
+
+class DarkError(ValueError):
+    """A light SVG that both() cannot give a dark look by stylesheet alone."""
+
+
+def both(light: bytes) -> bytes:
+    """The light SVG, holding its dark look too: shown when its address ends in #dark."""
+    if not light.lstrip().startswith(b"<?xml") or light.count(_ROOT) != 1 or light.count(_SHEET) != 1:
+        raise DarkError("not an SVG as matplotlib writes it: one <svg> root and one stylesheet")
+    drawn = _IMAGE.sub(b"", light)
+    colours = {m[0].decode() for m in _HEX.finditer(drawn)}
+    styled = {(m[1].decode(), m[2].decode(), m[3].decode()) for m in _STYLED.finditer(drawn)}
+    if stray := colours - {c for _, _, c in styled}:
+        raise DarkError(f"colours outside a fill or stroke, which no rule could recolour: {sorted(stray)}")
+    rules = "".join((f'[style*="{prop}: {c}"]' if how == ": " else f'[{prop}="{c}"]')
+                    + f"{{{prop}:var(--c{c[1:]},{c})!important}}" for prop, how, c in sorted(styled))
+    rules += f"#{FRAGMENT}:target{{" + "".join(f"--c{c[1:]}:{colour(c)};" for c in sorted(colours)) + "}"
+    twins = [0]
+
+    def twin(m: re.Match) -> bytes:
+        twins[0] += 1
+        dark = _png(_PNG.match(m[1]))  # the pixels recoloured as dark.svg recolours them
+        return m[0] + _TWIN + dark + b'"' + _ID.sub(b"", m[2], count=1) + b"/>"
+
+    out = _IMAGE.sub(twin, light)
+    if twins[0]:
+        rules += f"#{FRAGMENT}:target image{{display:none}}#{FRAGMENT}:target .mha-dark-only{{display:inline}}"
+    out = out.replace(_SHEET, b'<style id="mha-dark">' + rules.encode() + b"</style>" + _SHEET, 1)
+    return out.replace(_ROOT, _TARGET, 1)
+
+
+def literal(dual: bytes) -> bytes:
+    """both()'s file as the plain dark SVG it shows at #dark: dark.svg(light) to the byte (stamped
+    after both(), it is stamp(dark.svg(light)))."""
+    own = _OWN.search(dual)
+    if own is None:
+        raise DarkError("no dark look in this SVG (dark.both)")
+    mapping = {light: dark for light, dark in re.findall(rb"--c([0-9a-f]{6}):(#[0-9a-f]{6})", own[1])}
+    out = dual.replace(own[0], b"", 1).replace(_TARGET, _ROOT, 1)
+    out = _PAIR.sub(rb"\1\3\2", out)
+    return _HEX.sub(lambda m: mapping.get(m[0][1:].lower(), m[0]), out)

@@ -24,7 +24,8 @@ from mha_ref import store
 
 from ..engine import registry
 from ..engine.render import Frame, frames
-from ..engine.save import FORMATS, VARIANTS
+from ..engine import dark
+from ..engine.save import FORMATS
 from .attribution import Attribution, attribution
 from .stamp import stamp
 
@@ -39,10 +40,13 @@ def downloads_on() -> bool:
     return not store.switched_off(DOWNLOADS_ENV)
 
 
+NARROW = "narrow.svg"  # the frame drawn for a phone's width, print and small multiples: never a download
+
+
 def site_formats() -> tuple[str, ...]:
-    """What the site writes of each frame: the page's SVG and its variants (dark, narrow), and
-    with downloads PDF and PNG too."""
-    return ("svg", *VARIANTS, *(f for f in FORMATS if f != "svg" and downloads_on()))
+    """What the site writes of each frame: the page's SVG and its narrow drawing, and with
+    downloads PDF and PNG too. Each SVG holds its dark look as well (engine/dark.py, both())."""
+    return ("svg", NARROW, *(f for f in FORMATS if f != "svg" and downloads_on()))
 
 
 ATTRIBUTION = "ATTRIBUTION.txt"  # a zip's first member: whose figure, under which licence
@@ -85,11 +89,13 @@ def svg_size(head: bytes) -> tuple[int, int]:
     return tuple(round(float(m[i]) * (4 / 3 if m[i + 1] else 1)) for i in (1, 3))
 
 
-# The slate scheme's SVG of a frame, which the page shows in the dark scheme, is also the frame's
-# download for a dark slide, stamped like the others; it comes one frame at a time (no zip, no PDF
-# or PNG of its own: the page's script draws its PNG, mha-figures.js), so the site carries no
-# second copy of every frame for it.
+# The slate scheme's SVG of a frame: what the page shows in the dark scheme is the frame's own SVG,
+# at its address + "#dark" (dark.FRAGMENT), which holds both looks. The frame's download for a dark
+# slide is that look as a plain SVG (dark.literal), stamped like the others, which the page's script
+# makes from the frame's SVG when it is asked for (mha-figures.js), with its PNG; it comes one frame
+# at a time (no zip, no PDF). So the site carries no second copy of any frame for the dark scheme.
 DARK = "dark.svg"
+DARK_LOOK = "#" + dark.FRAGMENT  # what a frame's SVG address ends in to show its dark look
 
 
 def zip_path(fig_id: str, fmt: str) -> str:
@@ -173,17 +179,29 @@ def write_tables(langs, fig_ids, write, keep_going: bool = False) -> int:
     return written
 
 
+DARK_STAGE = "take on its dark look"  # as a FigureError names it: "failed to take on its dark look"
+
+
+def _both(r) -> bytes:
+    """The rendered SVG with its dark look in it (dark.both), or a FigureError that names the frame."""
+    try:
+        return dark.both(r.data)
+    except dark.DarkError as e:
+        raise registry.FigureError.caught(e, r.frame.fig_id, r.lang, r.frame.slug, DARK_STAGE) from e
+
+
 def write_all(results, numbers: dict, write, zips: bool = True) -> None:
     """Stamp rendered frames (render.Rendered, in site order) and write them, then (`zips`, the CLI)
     each multi-frame figure's zips: `write(lang, path below figures/, bytes)`. The site build and
     the CLI both call this; the site's pages pack their zips themselves (see above)."""
     pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
     for r in results:
-        if r.fmt in VARIANTS and r.fmt != DARK:  # what the page shows on a phone: never a download
-            write(r.lang, r.frame.path(r.fmt), r.data)
+        drawn = _both(r) if r.fmt in ("svg", NARROW) else r.data  # an SVG the page shows: both looks
+        if r.fmt == NARROW:  # what the page shows on a phone: never a download
+            write(r.lang, r.frame.path(r.fmt), drawn)
             continue
         a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
-        data = stamp(r.data, "svg" if r.fmt == DARK else r.fmt, a)
+        data = stamp(drawn, "svg" if r.fmt == DARK else r.fmt, a)
         write(r.lang, r.frame.path(r.fmt), data)
         if zips and r.frame.slug is not None and r.fmt != DARK:
             group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])

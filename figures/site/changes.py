@@ -384,15 +384,16 @@ def expand(markdown_text: str, lang: str, thumbnail_url, page_depth: int, root: 
             return WORDS[lang]["at"].format(v=changes.previous)
         # the frame in each scheme: the stylesheet shows the one of the reader's (mha-figures.css)
         shown = []
-        for look, file in (("light", path), ("dark", path.removesuffix(".svg") + ".dark.svg")):
-            if which == "after":
-                src, alt = thumbnail_url(file), fig_id
-            else:  # the earlier release's frozen frame: mike puts each release in a folder of its own, side by side
-                lang_folder = "" if lang == "zh" else f"{lang}/"
-                src, alt = "../" * page_depth + f"../{changes.previous}/{lang_folder}figures/{file}", f"{fig_id} ({changes.previous})"
-            if src is not None:
-                # HTML, not Markdown: MkDocs would look for these files among the docs' and warn
-                shown.append(f'<img class="mha-{look}" src="{src}" alt="{alt}" width="160" loading="lazy">')
+        if which == "after":
+            src, alt = thumbnail_url(path), fig_id
+        else:  # the earlier release's frozen frame: mike puts each release in a folder of its own, side by side
+            lang_folder = "" if lang == "zh" else f"{lang}/"
+            src, alt = "../" * page_depth + f"../{changes.previous}/{lang_folder}figures/{path}", f"{fig_id} ({changes.previous})"
+        if src is not None:
+            # one file, both looks: its dark one at #dark (engine/dark.py); HTML, not Markdown: MkDocs
+            # would look for these files among the docs' and warn
+            for look, fragment in (("light", ""), ("dark", "#dark")):
+                shown.append(f'<img class="mha-{look}" src="{src}{fragment}" alt="{alt}" width="160" loading="lazy">')
         return "".join(shown)
 
     return CONSTRUCT.sub(lambda m: markdown(changes, new, lang, old, thumbnail), markdown_text)

@@ -21,13 +21,13 @@ from . import cards
 
 WORDS = {
     "zh": {"data": "图中的数据（表格）", "csv": "下载这张表（CSV，可用 Excel 打开）", "prev": "上一帧", "next": "下一帧", "frame": "{control}：{value}", "this_frame": "下载当前帧", "dark": "深色背景",
-           "all_frames": "全部帧", "zip": "{} 压缩包", "zip_failed": "打包失败", "copy": "复制链接", "copied": "已复制",
+           "all_frames": "全部帧", "zip": "{} 压缩包", "zip_failed": "打包失败", "made_failed": "未能生成", "copy": "复制链接", "copied": "已复制",
            "copy_frozen": "复制本版链接", "copy_latest": "复制最新版链接",
            "unplaced": "（尚未放进任何一页）", "explained_on": "讲解见",
            "provenance": "代码出处：", "credit": "转载署名：", "drawn_by": "绘图代码", "numbers_from": "数值来自",
            "explained": "（详见第 {page} 页“{title}”）", "explained_front": "（详见首页）"},
     "en": {"data": "The numbers in this figure (a table)", "csv": "Download this table (CSV, opens in Excel)", "prev": "previous frame", "next": "next frame", "frame": "{control}: {value}", "this_frame": "Download this frame", "dark": "on dark",
-           "all_frames": "all frames", "zip": "{} (zip)", "zip_failed": "could not pack the frames", "copy": "Copy link", "copied": "Copied",
+           "all_frames": "all frames", "zip": "{} (zip)", "zip_failed": "could not pack the frames", "made_failed": "could not be made", "copy": "Copy link", "copied": "Copied",
            "copy_frozen": "Copy link (this version)", "copy_latest": "Copy link (latest)",
            "unplaced": "(not yet placed on a page)", "explained_on": "explained on",
            "provenance": "Source code: ", "credit": "Credit line:", "drawn_by": "drawn by", "numbers_from": "numbers from",
@@ -83,9 +83,11 @@ def _frame_caption(text: str, repeats_label: bool) -> str:
 
 FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order offered: vector first
 # A frame's files as the page names them (the keys of a frame's data-* attributes, as the slider
-# script reads them: data-dark-svg is dataset.darkSvg): the site's path of each, and for a PNG the
-# SVG mha-figures.js draws it from, SLIDE_PX wide. The dark PNG exists only as drawn by the script.
-FILES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": bundles.DARK}
+# script reads them: data-dark-svg is dataset.darkSvg): the site's path of each, with the look
+# shown (LOOK: the dark one is the SVG's own, at #dark), and for a PNG the SVG mha-figures.js draws
+# it from, SLIDE_PX wide. The dark SVG and PNG exist only as the script makes them from the SVG.
+FILES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": "svg"}
+LOOK = {"darkSvg": bundles.DARK_LOOK}
 DRAWN_FROM = {"png": "svg", "darkPng": "darkSvg"}
 SLIDE_PX = 3840  # a full-width 1080p slide at 2x; mha-figures.js reads it from data-width
 NAMES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": "dark.svg", "darkPng": "dark.png"}
@@ -98,6 +100,12 @@ def _link(url: Callable[[str], str], path: str) -> str | None:
         return url(path)
     except Exception:
         return None
+
+
+def _looked(url: Callable[[str], str], frame, key: str) -> str | None:
+    """The address of a frame's file as the page names it (a key of FILES), in its look, or None."""
+    href = _link(url, frame.path(FILES[key]))
+    return None if href is None else href + LOOK.get(key, "")
 
 
 def _copy(href: str, label: str, lang: str, address: str = "") -> str:
@@ -122,20 +130,23 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     every = [_zip_link(fig_id, lang, fmt, label, number, href) for fmt in FORMAT_LABELS
              if (href := _link(url, frames(fig_id)[0].path(fmt))) is not None] \
         if len(frames(fig_id)) > 1 and bundles.downloads_on() else []
-    parts = ([f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one)] if len(one) > 1 else [])
-    parts += [f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark)] if len(dark) > 1 and parts else []
     sep = ' <span class="mha-dl-sep">|</span> '
-    if every:  # packed by the script: with no script (or on a page opened from disk) the stylesheet hides it, separator and all
-        parts.append(f'<span class="mha-dl-every"{_frame_files(fig_id, url)}>{sep if parts else ""}'
-                     f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every) + "</span>")
+    # (html, the class of a part that the script makes: the stylesheet hides it, separator and all,
+    # with no script or on a page opened from disk)
+    parts = [(f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one), "")] if len(one) > 1 else []
+    if len(dark) > 1 and parts:
+        parts.append((f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark), ' class="mha-dl-dark"'))
+    if every:
+        parts.append((f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every),
+                      f' class="mha-dl-every"{_frame_files(fig_id, url)}'))
     if copy_link and IDENTITY.release and number is not None:
         frozen = figure_url(fig_id, lang, number)
-        parts.append(_copy(f"#fig-{fig_id}", words["copy_frozen"], lang, frozen) + " · "
-                     + _copy(f"#fig-{fig_id}", words["copy_latest"], lang, IDENTITY.latest(frozen)))
+        parts.append((_copy(f"#fig-{fig_id}", words["copy_frozen"], lang, frozen) + " · "
+                      + _copy(f"#fig-{fig_id}", words["copy_latest"], lang, IDENTITY.latest(frozen)), ""))
     elif copy_link:
-        parts.append(_copy(f"#fig-{fig_id}", words["copy"], lang))
-    html_parts = [(sep if k and not part.startswith('<span class="mha-dl-every"') else "") + part
-                  for k, part in enumerate(parts)]
+        parts.append((_copy(f"#fig-{fig_id}", words["copy"], lang), ""))
+    html_parts = [f"<span{made}>{sep if k else ''}{part}</span>" if made else (sep if k else "") + part
+                  for k, (part, made) in enumerate(parts)]
     return f'<p class="mha-downloads">{"".join(html_parts)}</p>' if parts else ""
 
 
@@ -170,18 +181,20 @@ def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str
     """A link that downloads the shown frame in one format (a key of NAMES), or None when its file
     was not written. A PNG link also names the SVG the page's script draws it from, and the build's
     PNG whose attribution it copies in (mha-figures.js): without script, the light PNG link gets
-    the build's PNG, and the dark one (the script's only) is hidden by the stylesheet."""
+    the build's PNG. The dark SVG and PNG are the script's only (the SVG's dark look as a plain
+    SVG, dark.literal): without it, the stylesheet hides their links."""
     drawn_from = DRAWN_FROM.get(fmt)
-    href = _link(url, shown.path(FILES[drawn_from or fmt]))
+    href = _looked(url, shown, drawn_from or fmt)
     stamped = _link(url, shown.path("png")) if drawn_from else None
     if href is None or (drawn_from and stamped is None):
         return None
     if drawn_from and fmt == "png":
-        href, drawn = stamped, _link(url, shown.path(FILES[drawn_from]))
+        href, drawn = stamped, _looked(url, shown, drawn_from)
     else:
         drawn = href
     extra = (f' data-draw="{drawn_from}" data-draw-href="{drawn}" data-stamp-href="{stamped}" data-width="{SLIDE_PX}"'
              if drawn_from else "")
+    extra += f' data-label-failed="{WORDS[lang]["made_failed"]}"' if fmt.startswith("dark") else ""
     return (f'<a class="mha-dl" data-fmt="{fmt}" href="{href}"{extra} '
             f'download="{bundles.download_name(fig_id, lang, NAMES[fmt], shown.slug, number=number)}">{label}</a>')
 
@@ -241,14 +254,14 @@ def pictures(frame, alt: str, url: Callable[[str], str], size, hidden: bool = Fa
     attr = "data-src" if hidden else "src"
     media = ", ".join(m for m in (narrow_only, NARROW_MEDIA) if m)
     out = []
-    for look, suffix in (("light", ""), ("dark", "dark.")):
-        wide = frame.path(f"{suffix}svg")
+    wide, thin = frame.path("svg"), frame.path(bundles.NARROW)
+    for look, fragment in (("light", ""), ("dark", bundles.DARK_LOOK)):  # one file, two looks (engine/dark.py)
         href = _link(url, wide)
         if href is None:
             continue
-        thin = frame.path(f"narrow.{suffix}svg")
+        href += fragment
         thin_href = _link(url, thin)
-        source = (f'<source media="{media}" {attr}set="{thin_href}"{_size_attrs(size, thin)}>'
+        source = (f'<source media="{media}" {attr}set="{thin_href}{fragment}"{_size_attrs(size, thin)}>'
                   if thin_href else "")
         out.append(f'<picture class="mha-{look}">{source}<img {attr}="{href}" alt="{html.escape(alt)}"'
                    f'{_size_attrs(size, wide)} loading="lazy"></picture>')
@@ -317,7 +330,7 @@ def _placed(mod, fig_id: str, lang: str, number: int | str, url: Callable[[str],
                 raise FigureError.caught(e, fig_id, lang, frame.slug, "give its readout") from e
         alt = alt_text + (f" ({label})" if label else "")
         files = "".join(f' data-{_attr(fmt)}="{href}" data-{_attr(fmt)}-name="{bundles.download_name(fig_id, lang, NAMES[fmt], frame.slug, number=str(number))}"'
-                        for fmt in FILES if (href := _link(url, frame.path(FILES[fmt]))) is not None)
+                        for fmt in FILES if (href := _looked(url, frame, fmt)) is not None)
         files += f' data-dark-png-name="{bundles.download_name(fig_id, lang, NAMES["darkPng"], frame.slug, number=str(number))}"'
         current = " is-current" if control and i == start_index else ""
         svg = url(frame.path("svg"))
