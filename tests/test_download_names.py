@@ -25,17 +25,19 @@ def test_no_two_files_share_a_download_name():
             block = _placed(fig_id, lang)
             for a in block.select("a[download]"):
                 assert a["download"], (fig_id, lang, a)  # a name is given, not left to the URL
-                # a PNG the page's script draws from an SVG (the dark one: no such file on the site)
-                drawn = a.get("data-draw-href") and not a["href"].endswith(".png")
-                files[a["download"]].add(f"{a['data-draw-href']} as PNG" if drawn else a["href"])
+                # a PNG the page's script draws from an SVG (no PNG file is on the site)
+                drawn = a.get("data-draw-href")
+                files[a["download"]].add(f"{drawn} as PNG" if drawn else a["href"])
             for a in block.select("a.mha-zip"):  # every frame in one zip, which the page's script packs
                 row = a.find_parent(class_="mha-dl-every")
                 files[a["data-download"]].add(f"{a['data-zip']} of {row['data-base']} {row['data-frames']}")
             for frame in block.select(".mha-frame"):  # what the slider script gives the links
                 for attr, name in frame.attrs.items():
                     if m := re.fullmatch(r"data-([\w-]+)-name", attr):
-                        drawn = f"{frame.get('data-' + m[1].removesuffix('-png') + '-svg')} as PNG"
-                        files[name].add(frame.get(f"data-{m[1]}") or drawn)
+                        if m[1].endswith("png"):  # drawn from the SVG of its look
+                            files[name].add(f"{frame.get('data-' + m[1].removesuffix('png') + 'svg')} as PNG")
+                        else:
+                            files[name].add(frame.get(f"data-{m[1]}"))
     shared = {name: hrefs for name, hrefs in files.items() if len(hrefs) > 1}
     assert shared == {}
     assert len(files) > len(registry.ORDER) * len(LANGS) * 5  # svg, pdf, png, dark svg, dark png

@@ -58,7 +58,9 @@ def shown_number(site: Path, lang: str, fig_id: str) -> tuple[str, Path]:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_each_format_carries_its_attribution(site, lang):
+def test_each_format_carries_its_attribution(site, lang, tmp_path):
+    """The SVG (and its dark look made plain) and the PDF as the site serves them, and the PNG as
+    the CLI writes it (the page draws its own from the SVG: tests/test_slide_downloads.py)."""
     frame = frames(MULTI)[1]
     base = site / LANG_DIRS[lang] / "figures"
     number, home = shown_number(site, lang, MULTI)
@@ -66,7 +68,9 @@ def test_each_format_carries_its_attribution(site, lang):
     # the dark slide's download: the SVG's dark look as a plain SVG (the page's script makes it)
     dark = dark_look.literal((base / frame.path("svg")).read_bytes()).decode("utf-8")
     pdf = PdfReader(io.BytesIO((base / frame.path("pdf")).read_bytes()))
-    png = Image.open(base / frame.path("png"))
+    assert not (base / frame.path("png")).exists()
+    assert cli(["--out", str(tmp_path), "--lang", lang, "--only", MULTI, "--format", "png"]) == 0
+    png = Image.open(tmp_path / lang / frame.path("png"))
     png.load()
     title = re.search(r"<svg[^>]*>\s*<title>([^<]*)</title>\s*<desc>([^<]*)</desc>", svg)
     dark_title = re.search(r"<svg[^>]*>\s*<title>([^<]*)</title>\s*<desc>([^<]*)</desc>", dark)
@@ -140,7 +144,8 @@ def test_provenance_names_real_definitions(site):
 
 def test_cli_writes_the_sites_bytes(site, tmp_path):
     """The CLI's files are the site's, byte for byte; its zips of all frames (which the site does not
-    keep: the page packs them) hold the site's frames, each as the site serves it."""
+    keep: the page packs them) hold the site's frames, each as the site serves it. Its PNGs the site
+    does not keep either (the page draws them from the SVG)."""
     chosen = [MULTI, "published-models"]
     assert cli(["--out", str(tmp_path), "--only", *chosen, "--format", "svg,pdf,png"]) == 0
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
@@ -149,14 +154,17 @@ def test_cli_writes_the_sites_bytes(site, tmp_path):
     for rel in written:
         lang, path = rel.split("/", 1)
         served = site / LANG_DIRS[lang] / "figures" / path
-        if rel in zips:
+        if path.endswith(".png"):  # the site keeps no PNG: the page draws it from the SVG
+            assert not served.exists(), rel
+        elif rel in zips:
             assert not served.exists(), rel
             with zipfile.ZipFile(tmp_path / rel) as z:
                 fmt = path.removesuffix(".zip").rsplit("-", 1)[1]
                 assert z.namelist() == bundles.zip_members(MULTI, fmt)
                 assert all(i.date_time == bundles.ZIP_TIME for i in z.infolist())
                 for name in z.namelist()[1:]:
-                    assert z.read(name) == (site / LANG_DIRS[lang] / "figures" / name).read_bytes(), name
+                    if not name.endswith(".png"):
+                        assert z.read(name) == (site / LANG_DIRS[lang] / "figures" / name).read_bytes(), name
         else:
             assert (tmp_path / rel).read_bytes() == served.read_bytes(), rel
     expected = {f"{lang}/{f.path(fmt)}" for lang in LANG_DIRS for i in chosen for f in frames(i) for fmt in save.FORMATS}
@@ -176,9 +184,11 @@ def test_the_page_names_what_its_zips_hold(site):
         assert [f"{s}.pdf" for s in stems] == [f.path("pdf") for f in frames(MULTI)]
         for a in row.select("a.mha-zip"):
             fmt = a["data-zip"]
+            source = "svg" if a.get("data-width") else fmt  # a PNG is drawn from the frame's SVG
+            assert (fmt == "png") == (source == "svg" != fmt)
             for stem in stems:
-                assert resolve(site, page, row["data-base"] + stem + "." + fmt) == site / prefix / "figures" / f"{stem}.{fmt}"
-                assert (site / prefix / "figures" / f"{stem}.{fmt}").is_file()
+                assert resolve(site, page, row["data-base"] + stem + "." + source) == site / prefix / "figures" / f"{stem}.{source}"
+                assert (site / prefix / "figures" / f"{stem}.{source}").is_file()
             made = bundles.zip_frames(MULTI, fmt, [], attribution.attribution(frames(MULTI)[0]._replace(value=None, slug=None), lang, numbers.get(MULTI)))
             with zipfile.ZipFile(io.BytesIO(made)) as z:
                 assert a["data-attribution"] == z.read(bundles.ATTRIBUTION).decode()

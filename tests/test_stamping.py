@@ -66,6 +66,7 @@ SVG_OUT = (SVG_HEAD
            + " <desc>图 1.2（第 2/3 帧：v = 0.5），出自《多头注意力》：https://x.example/repo/one-head-blends/#fig-demo</desc>\n"
            + METADATA_OPEN
            + "    <dc:title>图 1.2 &lt;注意&gt; &amp; “权重” &#x27;q&#x27;</dc:title>\n"
+           + "    <dc:creator>张三, Ann O&#x27;Neil</dc:creator>\n"
            + "    <dc:description>图 1.2（第 2/3 帧：v = 0.5），出自《多头注意力》："
              "https://x.example/repo/one-head-blends/#fig-demo</dc:description>\n"
            + "    <dc:rights>采用 CC-BY-4.0 许可（https://creativecommons.org/licenses/by/4.0/），"
@@ -91,8 +92,9 @@ def test_svg_title_and_desc_come_first_and_dublin_core_reads_back():
     work = root.find(f"{SVG}metadata/{{http://www.w3.org/1999/02/22-rdf-syntax-ns#}}RDF/"
                      "{http://creativecommons.org/ns#}Work")
     dc = {el.tag.removeprefix(DC): el.text for el in work}
-    assert dc == {"title": A.title, "description": A.description, "rights": A.rights, "source": A.source,
-                  "identifier": A.identifier, "language": "zh", "type": None, "format": "image/svg+xml"}
+    assert dc == {"title": A.title, "creator": "张三, Ann O'Neil", "description": A.description, "rights": A.rights,
+                  "source": A.source, "identifier": A.identifier, "language": "zh", "type": None,
+                  "format": "image/svg+xml"}
     assert root.find(f"{SVG}g/{SVG}path").get("d") == "M 0 0 L 72 72"  # the drawing untouched
 
 

@@ -99,7 +99,6 @@
       if (name) a.download = name;
       if (a.dataset.draw) {
         a.dataset.drawHref = frame.dataset[a.dataset.draw];
-        a.dataset.stampHref = frame.dataset.png;
       }
     });
   }
@@ -125,32 +124,44 @@
     return new Blob([href.endsWith(DARK_LOOK) ? literalDark(text) : text], { type: 'image/svg+xml' });
   };
 
-  // A PNG link (data-draw) is drawn here from the frame's SVG, light or dark, data-width px wide (a
-  // full-width 1080p slide at 2x), so the site keeps no such file of every frame. The build's own
-  // PNG of the frame (what the link gets without script) lends its attribution: its iTXt chunks
-  // (figures/publish/stamp.py) are copied in whole, right after the header as there.
+  // A PNG (a link with data-draw, and every frame of a PNG zip) is drawn here from the frame's SVG,
+  // light or dark, data-width px wide (a full-width 1080p slide at 2x), so the site keeps no PNG
+  // file. It carries the SVG's attribution: the fields of its Dublin Core metadata, as the text
+  // chunks figures/publish/stamp.py writes into a PNG (PNG_FIELDS there), right after the header.
+  const PNG_FIELDS = [['Title', 'title'], ['Author', 'creator'], ['Description', 'description'],
+    ['Copyright', 'rights'], ['Source', 'source'], ['Identifier', 'identifier']];
   const chunkEnd = (png, at) => at + 12 + new DataView(png.buffer, png.byteOffset).getUint32(at);
-  function textChunks(png) {
-    const out = [];
-    for (let at = 8; at + 12 <= png.length; at = chunkEnd(png, at)) {
-      if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === 'iTXt') out.push(png.subarray(at, chunkEnd(png, at)));
-    }
-    return out;
+  function attributionChunks(svgText) {
+    const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+    const dc = (name) => {
+      const found = doc.getElementsByTagNameNS('http://purl.org/dc/elements/1.1/', name)[0];
+      return found ? found.textContent : null;
+    };
+    const utf8 = new TextEncoder();
+    return PNG_FIELDS.filter(([, name]) => dc(name) !== null).map(([key, name]) => {
+      const body = utf8.encode(key + '\0\0\0' + (dc('language') || '') + '\0\0' + dc(name));
+      const chunk = new Uint8Array(12 + body.length);
+      const view = new DataView(chunk.buffer);
+      view.setUint32(0, body.length);
+      chunk.set(utf8.encode('iTXt'), 4);
+      chunk.set(body, 8);
+      view.setUint32(8 + body.length, crc32(chunk.subarray(4, 8 + body.length)));
+      return chunk;
+    });
   }
-  async function drawnPng(a) {
-    const [svg, stamped] = await Promise.all([svgOf(a.dataset.drawHref), fetched(a.dataset.stampHref, 'arrayBuffer')]);
+  async function drawnPng(href, width) {
+    const svg = await svgOf(href);
+    const text = await svg.text();
     const img = new Image();
     img.src = URL.createObjectURL(svg); // the page's own SVG, so the canvas stays readable
     try {
       await img.decode();
-      const width = parseInt(a.dataset.width, 10);
       const canvas = el('canvas', { width, height: Math.round(width * img.naturalHeight / img.naturalWidth) });
       canvas.getContext('2d').drawImage(img, 0, 0, canvas.width, canvas.height);
       const blob = await new Promise((done) => canvas.toBlob(done, 'image/png'));
       const png = new Uint8Array(await blob.arrayBuffer());
       const header = chunkEnd(png, 8);
-      return new Blob([png.subarray(0, header), ...textChunks(new Uint8Array(stamped)), png.subarray(header)],
-        { type: 'image/png' });
+      return new Blob([png.subarray(0, header), ...attributionChunks(text), png.subarray(header)], { type: 'image/png' });
     } finally {
       URL.revokeObjectURL(img.src);
     }
@@ -166,16 +177,16 @@
     a.textContent = a.dataset.labelFailed || text;
     setTimeout(() => { a.textContent = text; }, 3000);
   };
-  // The PNGs and the dark SVG, made here when their link is clicked.
+  // The PNGs and the dark SVG, made here when their link is clicked (the site has no such file).
   function downloadMade(e) {
     const a = e.target.closest('a.mha-dl[data-draw], a.mha-dl[data-fmt="darkSvg"]');
     if (!a || e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
-    (a.dataset.draw ? drawnPng(a) : svgOf(a.href)).then((blob) => {
+    (a.dataset.draw ? drawnPng(a.dataset.drawHref, parseInt(a.dataset.width, 10)) : svgOf(a.href)).then((blob) => {
       const url = URL.createObjectURL(blob);
       save(url, a.download);
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-    }, () => (a.dataset.draw === 'svg' ? save(a.href, a.download) : failed(a))); // the build's PNG; no dark one
+    }, () => failed(a));
   }
 
   // "All frames" in one format: one zip, packed here from the frames' own files on the site (each
@@ -184,7 +195,7 @@
   // figures folder (data-frames of the links' row, + the format), as the CLI's zips hold them
   // (figures/publish/bundles.py), dated 1980-01-01 00:00 as they are, so the same frames give the
   // same zip. SVG and text are deflated where the browser can (CompressionStream); PNG and PDF,
-  // compressed already, are stored.
+  // compressed already, are stored. PNGs are drawn here as for one frame (data-width).
   const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
     for (let k = 0; k < 8; k++) n = n & 1 ? 0xEDB88320 ^ (n >>> 1) : n >>> 1;
     return n >>> 0;
@@ -246,8 +257,15 @@
   async function framesZip(a) {
     const row = a.closest('.mha-dl-every').dataset;
     const fmt = a.dataset.zip;
-    const names = row.frames.split(' ').map((stem) => stem + '.' + fmt);
-    const files = await Promise.all(names.map((name) => fetched(row.base + name, 'arrayBuffer')));
+    const stems = row.frames.split(' ');
+    const names = stems.map((stem) => stem + '.' + fmt);
+    let files;
+    if (a.dataset.width) { // PNGs, drawn from the frames' SVGs one after another (each canvas is large)
+      files = [];
+      for (const stem of stems) files.push(await (await drawnPng(row.base + stem + '.svg', parseInt(a.dataset.width, 10))).arrayBuffer());
+    } else {
+      files = await Promise.all(names.map((name) => fetched(row.base + name, 'arrayBuffer')));
+    }
     return zipOf([['ATTRIBUTION.txt', new TextEncoder().encode(a.dataset.attribution), true],
       ...names.map((name, k) => [name, new Uint8Array(files[k]), fmt === 'svg'])]);
   }

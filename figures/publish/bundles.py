@@ -43,10 +43,14 @@ def downloads_on() -> bool:
 NARROW = "narrow.svg"  # the frame drawn for a phone's width, print and small multiples: never a download
 
 
+SITE_DRAWN = ("png",)  # formats the page's script draws from a frame's SVG (mha-figures.js): no file on the site
+
+
 def site_formats() -> tuple[str, ...]:
     """What the site writes of each frame: the page's SVG and its narrow drawing, and with
-    downloads PDF and PNG too. Each SVG holds its dark look as well (engine/dark.py, both())."""
-    return ("svg", NARROW, *(f for f in FORMATS if f != "svg" and downloads_on()))
+    downloads its PDF. Each SVG holds its dark look as well (engine/dark.py, both()); the PNG
+    downloads, light and dark, are drawn from it by the page's script, stamped from its metadata."""
+    return ("svg", NARROW, *(f for f in FORMATS if f not in ("svg", *SITE_DRAWN) and downloads_on()))
 
 
 ATTRIBUTION = "ATTRIBUTION.txt"  # a zip's first member: whose figure, under which licence

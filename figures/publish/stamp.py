@@ -24,10 +24,11 @@ def stamp(data: bytes, fmt: str, a: Attribution) -> bytes:
 
 def _stamp_svg(data: bytes, a: Attribution) -> bytes:
     """<title> and <desc> first in the <svg> (what screen readers and editors show), and the Dublin
-    Core fields in the <metadata> block matplotlib wrote."""
+    Core fields in the <metadata> block matplotlib wrote: every field a PNG of the frame carries
+    (PNG_FIELDS), so that the page's script stamps the PNG it draws from the SVG alike."""
     dc = "".join(f"    <dc:{k}>{escape(v)}</dc:{k}>\n" for k, v in (
-        ("title", a.title), ("description", a.description), ("rights", a.rights), ("source", a.source),
-        ("identifier", a.identifier), ("language", a.lang)))
+        ("title", a.title), ("creator", ", ".join(IDENTITY.authors)), ("description", a.description),
+        ("rights", a.rights), ("source", a.source), ("identifier", a.identifier), ("language", a.lang)))
     text = data.decode("utf-8")
     head = f" <title>{escape(a.title)}</title>\n <desc>{escape(a.description)}</desc>\n"
     stamped, n = re.subn(r"( <metadata>.*?<cc:Work>\n)", lambda m: head + m[1] + dc, text, count=1, flags=re.S)
@@ -40,13 +41,18 @@ def _png_chunk(kind: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
+# A PNG's text chunks (keyword, the Attribution's field or None for the authors, and the Dublin Core
+# field of the SVG stamp that holds the same text: docs/assets/mha-figures.js reads them there)
+PNG_FIELDS = (("Title", "title", "title"), ("Author", None, "creator"), ("Description", "description", "description"),
+              ("Copyright", "rights", "rights"), ("Source", "source", "source"), ("Identifier", "identifier", "identifier"))
+
+
 def _stamp_png(data: bytes, a: Attribution) -> bytes:
     """International text chunks (UTF-8, so Chinese fits) right after the header chunk."""
     if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
         raise ValueError("not a PNG: no IHDR chunk to stamp after")
     end = 8 + 12 + struct.unpack(">I", data[8:12])[0]
-    fields = (("Title", a.title), ("Author", ", ".join(IDENTITY.authors)), ("Description", a.description),
-              ("Copyright", a.rights), ("Source", a.source), ("Identifier", a.identifier))
+    fields = [(key, getattr(a, name) if name else ", ".join(IDENTITY.authors)) for key, name, _ in PNG_FIELDS]
     chunks = b"".join(_png_chunk(b"iTXt", k.encode("latin-1") + b"\0\0\0" + a.lang.encode() + b"\0\0" + v.encode())
                       for k, v in fields)
     return data[:end] + chunks + data[end:]

@@ -85,10 +85,12 @@ FORMAT_LABELS = {"svg": "SVG", "pdf": "PDF", "png": "PNG 2×"}  # in the order o
 # A frame's files as the page names them (the keys of a frame's data-* attributes, as the slider
 # script reads them: data-dark-svg is dataset.darkSvg): the site's path of each, with the look
 # shown (LOOK: the dark one is the SVG's own, at #dark), and for a PNG the SVG mha-figures.js draws
-# it from, SLIDE_PX wide. The dark SVG and PNG exist only as the script makes them from the SVG.
-FILES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": "svg"}
+# it from, SLIDE_PX wide. The PNGs and the dark SVG exist only as the script makes them from the
+# SVG (MADE): without script, or on a page opened from disk, the stylesheet hides their links.
+FILES = {"svg": "svg", "pdf": "pdf", "png": "svg", "darkSvg": "svg"}
 LOOK = {"darkSvg": bundles.DARK_LOOK}
 DRAWN_FROM = {"png": "svg", "darkPng": "darkSvg"}
+MADE = ("png", "darkSvg", "darkPng")
 SLIDE_PX = 3840  # a full-width 1080p slide at 2x; mha-figures.js reads it from data-width
 NAMES = {"svg": "svg", "pdf": "pdf", "png": "png", "darkSvg": "dark.svg", "darkPng": "dark.png"}
 
@@ -123,17 +125,20 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     beside it its living one in the newest (`number`: the figure's FigureNumber, its page). `label`,
     the figure's number as printed, leads each saved file's name (bundles.download_name)."""
     words = WORDS[lang]
-    one = [_download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt], label) for fmt in FORMAT_LABELS]
-    one = [a for a in one if a]
+    one = [a for fmt in FORMAT_LABELS if (a := _download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt], label))]
+    # a link the script makes brings its own " · " (the stylesheet hides it with the link)
+    one = [a if 'data-label-failed' not in a or k == 0 else f'<span class="mha-dl-made"> · {a}</span>'
+           for k, a in enumerate(one)]
     dark = [a for a in (_download(fig_id, lang, url, shown, fmt, text, label)
                         for fmt, text in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
     every = [_zip_link(fig_id, lang, fmt, label, number, href) for fmt in FORMAT_LABELS
-             if (href := _link(url, frames(fig_id)[0].path(fmt))) is not None] \
+             if (href := _link(url, frames(fig_id)[0].path(FILES[fmt]))) is not None] \
         if len(frames(fig_id)) > 1 and bundles.downloads_on() else []
     sep = ' <span class="mha-dl-sep">|</span> '
     # (html, the class of a part that the script makes: the stylesheet hides it, separator and all,
     # with no script or on a page opened from disk)
-    parts = [(f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + " · ".join(one), "")] if len(one) > 1 else []
+    this_frame = "".join(a if k == 0 or a.startswith('<span class="mha-dl-made">') else " · " + a for k, a in enumerate(one))
+    parts = [(f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + this_frame, "")] if len(one) > 1 else []
     if len(dark) > 1 and parts:
         parts.append((f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark), ' class="mha-dl-dark"'))
     if every:
@@ -167,10 +172,12 @@ def _zip_link(fig_id: str, lang: str, fmt: str, label: str | None, number, first
     """A link that downloads every frame of the figure in one format as one zip, which the page's
     script packs from the frames' own files on the site: the same members, in the same order, as
     the CLI's zip (bundles.zip_members), from the files its parent's data-base and data-frames name
-    (_frame_files); ATTRIBUTION.txt's text is the link's data-attribution. Until the script takes
-    the click, it leads to the first frame's file (`first`)."""
+    (_frame_files); ATTRIBUTION.txt's text is the link's data-attribution. PNGs, which the site
+    does not keep, the script draws from the frames' SVGs (data-width), as it draws one frame's.
+    Until the script takes the click, it leads to the first frame's file (`first`)."""
     text = bundles.attribution_text(attribution(Frame(fig_id, None, None), lang, number))
-    return (f'<a class="mha-zip" href="{first}" data-zip="{fmt}" '
+    drawn = f' data-width="{SLIDE_PX}"' if fmt in DRAWN_FROM else ""  # PNGs: drawn from the frames' SVGs
+    return (f'<a class="mha-zip" href="{first}" data-zip="{fmt}"{drawn} '
             f'data-download="{bundles.download_name(fig_id, lang, fmt, every_frame=True, number=label)}" '
             f'data-attribution="{html.escape(text).replace(chr(10), "&#10;")}" data-label-failed="{WORDS[lang]["zip_failed"]}">'
             f'{WORDS[lang]["zip"].format(FORMAT_LABELS[fmt])}</a>')
@@ -179,22 +186,17 @@ def _zip_link(fig_id: str, lang: str, fmt: str, label: str | None, number, first
 def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str,
               number: str | None = None) -> str | None:
     """A link that downloads the shown frame in one format (a key of NAMES), or None when its file
-    was not written. A PNG link also names the SVG the page's script draws it from, and the build's
-    PNG whose attribution it copies in (mha-figures.js): without script, the light PNG link gets
-    the build's PNG. The dark SVG and PNG are the script's only (the SVG's dark look as a plain
-    SVG, dark.literal): without it, the stylesheet hides their links."""
+    was not written. A PNG link names the SVG the page's script draws it from (mha-figures.js),
+    stamped with the attribution in that SVG's metadata; the dark SVG is that SVG's dark look made
+    plain (dark.literal). These (MADE) are the script's only: without it, the stylesheet hides them."""
+    if fmt in MADE and fmt != "darkSvg" and not bundles.downloads_on():
+        return None
     drawn_from = DRAWN_FROM.get(fmt)
     href = _looked(url, shown, drawn_from or fmt)
-    stamped = _link(url, shown.path("png")) if drawn_from else None
-    if href is None or (drawn_from and stamped is None):
+    if href is None:
         return None
-    if drawn_from and fmt == "png":
-        href, drawn = stamped, _looked(url, shown, drawn_from)
-    else:
-        drawn = href
-    extra = (f' data-draw="{drawn_from}" data-draw-href="{drawn}" data-stamp-href="{stamped}" data-width="{SLIDE_PX}"'
-             if drawn_from else "")
-    extra += f' data-label-failed="{WORDS[lang]["made_failed"]}"' if fmt.startswith("dark") else ""
+    extra = f' data-draw="{drawn_from}" data-draw-href="{href}" data-width="{SLIDE_PX}"' if drawn_from else ""
+    extra += f' data-label-failed="{WORDS[lang]["made_failed"]}"' if fmt in MADE else ""
     return (f'<a class="mha-dl" data-fmt="{fmt}" href="{href}"{extra} '
             f'download="{bundles.download_name(fig_id, lang, NAMES[fmt], shown.slug, number=number)}">{label}</a>')
 
