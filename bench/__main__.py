@@ -105,8 +105,9 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def variant_costs() -> str:
-    """What the page's variants of a frame cost (engine.save.VARIANTS), against its SVG: every figure's
-    start frame in both languages, drawn in this process, one after the other."""
+    """What the page's looks of a frame cost against its SVG: the dark look written into it
+    (engine.dark.both, as the site writes every SVG) and the narrow drawing: every figure's start
+    frame in both languages, drawn in this process, one after the other."""
     from figures.engine import dark, registry
     from figures.engine.render import frames, render_set
     from figures.site.figure_block import opening_frame
@@ -120,15 +121,15 @@ def variant_costs() -> str:
         svg, = render_set(frame, lang, ("svg",))
         seconds["svg"] += time.perf_counter() - start
         start = time.perf_counter()
-        dark.svg(svg)
+        dark.both(svg)
         seconds["dark"] += time.perf_counter() - start
         start = time.perf_counter()
         render_set(frame, lang, ("narrow.svg",))
         seconds["narrow"] += time.perf_counter() - start
     each = {k: 1000 * v / len(chosen) for k, v in seconds.items()}
-    return (f"variants, per frame ({len(chosen)} start frames): the SVG {each['svg']:.0f} ms; its dark recolouring "
+    return (f"looks, per frame ({len(chosen)} start frames): the SVG {each['svg']:.0f} ms; its dark look written in "
             f"{each['dark']:.1f} ms ({each['dark'] / each['svg']:.2f}x); the narrow drawing {each['narrow']:.0f} ms "
-            f"({each['narrow'] / each['svg']:.2f}x), and its dark one the same again as the wide one's")
+            f"({each['narrow'] / each['svg']:.2f}x), and its dark look the same again as the wide one's")
 
 
 def _stopped(signum, frame):
