@@ -134,7 +134,7 @@
   function attributionChunks(svgText) {
     const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
     const dc = (name) => {
-      const found = doc.getElementsByTagNameNS('http://purl.org/dc/elements/1.1/', name)[0];
+      const found = doc.getElementsByTagName('dc:' + name)[0]; // Dublin Core, as stamp.py writes it
       return found ? found.textContent : null;
     };
     const utf8 = new TextEncoder();
