@@ -82,14 +82,38 @@ def build(repo: Path, config: str = "mkdocs.yml", strict: bool = True, **env: st
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"),
                TMPDIR=str(repo.parent / "tmp"), **env)  # mkdocs' temporary folders go with ours, even if it is killed
     start, cpu = time.perf_counter(), _children_cpu()
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), "-f", config,
-                          "-d", str(repo / ("site" if strict else "site-bare"))],
-                         cwd=repo, env=env, capture_output=True, text=True)
+    # a session of its own, so that a stopped bench ends the build with every process under it
+    # (drawing workers, the training) before it removes the folder they write into
+    run = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), "-f", config,
+                            "-d", str(repo / ("site" if strict else "site-bare"))],
+                           cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        _, stderr = run.communicate()
+    except BaseException:
+        _end_group(run)
+        raise
     seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if run.returncode != 0:
-        sys.exit(f"bench: the build failed in {repo}:\n{run.stderr[-3000:]}")
-    drawn = [int(n) for n in re.findall(r"(\d+) frames drawn", run.stderr)]
+        sys.exit(f"bench: the build failed in {repo}:\n{stderr[-3000:]}")
+    drawn = [int(n) for n in re.findall(r"(\d+) frames drawn", stderr)]
     return seconds, cpu, sum(drawn) if drawn else None
+
+
+def _end_group(run: subprocess.Popen, patience: float = 10.0) -> None:
+    """Kill a build and every process of its session, and wait (up to `patience` s) until none is left."""
+    try:
+        os.killpg(run.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    run.wait()
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)  # one that forked as the others died
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
 
 
 def _children_cpu() -> float:
