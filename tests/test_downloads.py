@@ -191,7 +191,7 @@ def test_the_page_names_what_its_zips_hold(site):
                 assert (site / prefix / "figures" / f"{stem}.{source}").is_file()
             made = bundles.zip_frames(MULTI, fmt, [], attribution.attribution(frames(MULTI)[0]._replace(value=None, slug=None), lang, numbers.get(MULTI)))
             with zipfile.ZipFile(io.BytesIO(made)) as z:
-                assert a["data-attribution"] == z.read(bundles.ATTRIBUTION).decode()
+                assert row["data-attribution"] == z.read(bundles.ATTRIBUTION).decode()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

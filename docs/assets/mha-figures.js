@@ -191,7 +191,7 @@
 
   // "All frames" in one format: one zip, packed here from the frames' own files on the site (each
   // stamped with its attribution), so the site keeps no second copy of them. Its members, in
-  // order: ATTRIBUTION.txt (the link's data-attribution), then every frame under its path below the
+  // order: ATTRIBUTION.txt (the row's data-attribution), then every frame under its path below the
   // figures folder (data-frames of the links' row, + the format), as the CLI's zips hold them
   // (figures/publish/bundles.py), dated 1980-01-01 00:00 as they are, so the same frames give the
   // same zip. SVG and text are deflated where the browser can (CompressionStream); PNG and PDF,
@@ -266,7 +266,7 @@
     } else {
       files = await Promise.all(names.map((name) => fetched(row.base + name, 'arrayBuffer')));
     }
-    return zipOf([['ATTRIBUTION.txt', new TextEncoder().encode(a.dataset.attribution), true],
+    return zipOf([['ATTRIBUTION.txt', new TextEncoder().encode(row.attribution), true],
       ...names.map((name, k) => [name, new Uint8Array(files[k]), fmt === 'svg'])]);
   }
   function downloadZip(e) {

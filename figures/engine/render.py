@@ -29,11 +29,14 @@ class Frame(NamedTuple):
     value: Any  # the control value, or None for a figure without a control
     slug: str | None
 
+    @property
+    def stem(self) -> str:
+        """The frame's path below the figures folder without its format: path(fmt) = stem.fmt."""
+        return self.fig_id if self.slug is None else f"{self.fig_id}/{self.slug}"
+
     def path(self, fmt: str = "svg") -> str:
         """Where the frame lives below the figures folder: stable, cited by lecturers."""
-        if self.slug is None:
-            return f"{self.fig_id}.{fmt}"
-        return f"{self.fig_id}/{self.slug}.{fmt}"
+        return f"{self.stem}.{fmt}"
 
 
 def frames(fig_id: str) -> list[Frame]:

@@ -98,7 +98,6 @@ def svg_size(head: bytes) -> tuple[int, int]:
 # slide is that look as a plain SVG (dark.literal), stamped like the others, which the page's script
 # makes from the frame's SVG when it is asked for (mha-figures.js), with its PNG; it comes one frame
 # at a time (no zip, no PDF). So the site carries no second copy of any frame for the dark scheme.
-DARK = "dark.svg"
 DARK_LOOK = "#" + dark.FRAGMENT  # what a frame's SVG address ends in to show its dark look
 
 
@@ -225,10 +224,10 @@ def write_all(results, numbers: dict, write, zips: bool = True) -> None:
             write(r.lang, r.frame.path(r.fmt), compact(drawn))
             continue
         a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
-        data = stamp(drawn, "svg" if r.fmt == DARK else r.fmt, a)
-        data = compact(data) if r.fmt in ("svg", DARK) else data
+        data = stamp(drawn, r.fmt, a)
+        data = compact(data) if r.fmt == "svg" else data
         write(r.lang, r.frame.path(r.fmt), data)
-        if zips and r.frame.slug is not None and r.fmt != DARK:
+        if zips and r.frame.slug is not None:
             group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])
             group.append((r.frame, data))
             if len(group) == len(frames(r.frame.fig_id)):

@@ -125,25 +125,24 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     beside it its living one in the newest (`number`: the figure's FigureNumber, its page). `label`,
     the figure's number as printed, leads each saved file's name (bundles.download_name)."""
     words = WORDS[lang]
-    one = [a for fmt in FORMAT_LABELS if (a := _download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt], label))]
-    # a link the script makes brings its own " · " (the stylesheet hides it with the link)
-    one = [a if 'data-label-failed' not in a or k == 0 else f'<span class="mha-dl-made"> · {a}</span>'
-           for k, a in enumerate(one)]
+    one = [(fmt, a) for fmt in FORMAT_LABELS if (a := _download(fig_id, lang, url, shown, fmt, FORMAT_LABELS[fmt], label))]
     dark = [a for a in (_download(fig_id, lang, url, shown, fmt, text, label)
                         for fmt, text in (("darkSvg", "SVG"), ("darkPng", FORMAT_LABELS["png"]))) if a]
-    every = [_zip_link(fig_id, lang, fmt, label, number, href) for fmt in FORMAT_LABELS
+    every = [_zip_link(fig_id, lang, fmt, label, href) for fmt in FORMAT_LABELS
              if (href := _link(url, frames(fig_id)[0].path(FILES[fmt]))) is not None] \
         if len(frames(fig_id)) > 1 and bundles.downloads_on() else []
     sep = ' <span class="mha-dl-sep">|</span> '
     # (html, the class of a part that the script makes: the stylesheet hides it, separator and all,
     # with no script or on a page opened from disk)
-    this_frame = "".join(a if k == 0 or a.startswith('<span class="mha-dl-made">') else " · " + a for k, a in enumerate(one))
+    # a link the script makes brings its own " · " (the stylesheet hides it with the link)
+    this_frame = "".join(a if k == 0 else f'<span class="mha-dl-made"> · {a}</span>' if fmt in MADE else " · " + a
+                         for k, (fmt, a) in enumerate(one))
     parts = [(f'<span class="mha-dl-what">{words["this_frame"]}</span> ' + this_frame, "")] if len(one) > 1 else []
     if len(dark) > 1 and parts:
         parts.append((f'<span class="mha-dl-what">{words["dark"]}</span> ' + " · ".join(dark), ' class="mha-dl-dark"'))
     if every:
         parts.append((f'<span class="mha-dl-what">{words["all_frames"]}</span> ' + " · ".join(every),
-                      f' class="mha-dl-every"{_frame_files(fig_id, url)}'))
+                      f' class="mha-dl-every"{_frame_files(fig_id, lang, url, number)}'))
     if copy_link and IDENTITY.release and number is not None:
         frozen = figure_url(fig_id, lang, number)
         parts.append((_copy(f"#fig-{fig_id}", words["copy_frozen"], lang, frozen) + " · "
@@ -155,32 +154,30 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     return f'<p class="mha-downloads">{"".join(html_parts)}</p>' if parts else ""
 
 
-def _frame_files(fig_id: str, url: Callable[[str], str]) -> str:
-    """ data-base="…" data-frames="…": where the page finds each frame's file, in frame order, for
-    the all-frames zips. A frame's file in format F is base + stem + "." + F, and stem + "." + F is
-    its name inside the zip (Frame.path: the path below the figures folder)."""
-    stems = [frame.path("")[:-1] for frame in frames(fig_id)]
-    first = url(frames(fig_id)[0].path("svg"))
-    base = first.removesuffix(frames(fig_id)[0].path("svg"))
-    for frame in frames(fig_id):  # a path the page links otherwise (quoted, moved) would break the zip
+def _frame_files(fig_id: str, lang: str, url: Callable[[str], str], number) -> str:
+    """ data-base="…" data-frames="…" data-attribution="…": what the page packs a figure's zips of
+    all frames from. A frame's file in format F is base + stem + "." + F (in frame order), and
+    stem + "." + F is its name inside the zip (Frame.path); ATTRIBUTION.txt's text comes first."""
+    frames_ = frames(fig_id)
+    base = url(frames_[0].path("svg")).removesuffix(frames_[0].path("svg"))
+    for frame in frames_:  # a path the page links otherwise (quoted, moved) would break the zip
         if (href := _link(url, frame.path("svg"))) != base + frame.path("svg"):
             raise MarkupError(f"figure {fig_id}: frame {frame.path('svg')} is linked as {href!r}, not below {base!r}")
-    return f' data-base="{html.escape(base)}" data-frames="{html.escape(" ".join(stems))}"'
+    text = bundles.attribution_text(attribution(Frame(fig_id, None, None), lang, number))
+    return (f' data-base="{html.escape(base)}" data-frames="{html.escape(" ".join(f.stem for f in frames_))}"'
+            f' data-attribution="{html.escape(text).replace(chr(10), "&#10;")}"')
 
 
-def _zip_link(fig_id: str, lang: str, fmt: str, label: str | None, number, first: str) -> str:
+def _zip_link(fig_id: str, lang: str, fmt: str, label: str | None, first: str) -> str:
     """A link that downloads every frame of the figure in one format as one zip, which the page's
     script packs from the frames' own files on the site: the same members, in the same order, as
-    the CLI's zip (bundles.zip_members), from the files its parent's data-base and data-frames name
-    (_frame_files); ATTRIBUTION.txt's text is the link's data-attribution. PNGs, which the site
-    does not keep, the script draws from the frames' SVGs (data-width), as it draws one frame's.
-    Until the script takes the click, it leads to the first frame's file (`first`)."""
-    text = bundles.attribution_text(attribution(Frame(fig_id, None, None), lang, number))
+    the CLI's zip (bundles.zip_members), from what its row names (_frame_files). PNGs, which the
+    site does not keep, the script draws from the frames' SVGs (data-width), as it draws one
+    frame's. Until the script takes the click, it leads to the first frame's file (`first`)."""
     drawn = f' data-width="{SLIDE_PX}"' if fmt in DRAWN_FROM else ""  # PNGs: drawn from the frames' SVGs
     return (f'<a class="mha-zip" href="{first}" data-zip="{fmt}"{drawn} '
             f'data-download="{bundles.download_name(fig_id, lang, fmt, every_frame=True, number=label)}" '
-            f'data-attribution="{html.escape(text).replace(chr(10), "&#10;")}" data-label-failed="{WORDS[lang]["zip_failed"]}">'
-            f'{WORDS[lang]["zip"].format(FORMAT_LABELS[fmt])}</a>')
+            f'data-label-failed="{WORDS[lang]["zip_failed"]}">{WORDS[lang]["zip"].format(FORMAT_LABELS[fmt])}</a>')
 
 
 def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str, label: str,
@@ -189,7 +186,7 @@ def _download(fig_id: str, lang: str, url: Callable[[str], str], shown, fmt: str
     was not written. A PNG link names the SVG the page's script draws it from (mha-figures.js),
     stamped with the attribution in that SVG's metadata; the dark SVG is that SVG's dark look made
     plain (dark.literal). These (MADE) are the script's only: without it, the stylesheet hides them."""
-    if fmt in MADE and fmt != "darkSvg" and not bundles.downloads_on():
+    if fmt in DRAWN_FROM and not bundles.downloads_on():  # the PNGs: downloads, as the PDF
         return None
     drawn_from = DRAWN_FROM.get(fmt)
     href = _looked(url, shown, drawn_from or fmt)
