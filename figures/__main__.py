@@ -120,8 +120,9 @@ def main(argv=None) -> int:
 
     try:
         if drawn_formats:
-            rendered = render_files(args.lang, args.only, drawn_formats, None if args.no_cache else from_env(), args.jobs)
-            bundles.write_all(counted(rendered), numbering.site_numbers(), write)
+            cache = None if args.no_cache else from_env()
+            rendered = render_files(args.lang, args.only, drawn_formats, cache, args.jobs)
+            bundles.write_all(counted(rendered), numbering.site_numbers(), write, cache=cache)
         tables = bundles.write_tables(args.lang, args.only or registry.ORDER, write) if TABLE in args.format else 0
     except FigureError as e:
         bar.close()

@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -272,48 +273,96 @@ def code_text(source: str) -> str:
     return ast.dump(_strip_docstrings(ast.parse(source)))
 
 
-class _Module:
-    """One parsed module: its top-level defs, its other statements and what its imports name."""
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-    def __init__(self, name: str, path: Path):
+
+def _module_facts(name: str, is_package: bool, source: bytes, path: Path) -> dict:
+    """What the digests read from a module's syntax tree (docstrings stripped): each part's digest
+    and the names it uses ("*" the whole module, None its statements outside defs, or a def by
+    name), what its imports name, and the lines of its function definitions."""
+    tree = _strip_docstrings(ast.parse(source, str(path)))
+    defs: dict[str, ast.Module] = {}  # a name defined twice counts both definitions
+    for n in tree.body:
+        if isinstance(n, _DEFS):
+            defs.setdefault(n.name, ast.Module(body=[], type_ignores=[])).body.append(n)
+    parts = {"*": tree, None: ast.Module(body=[n for n in tree.body if not isinstance(n, _DEFS)], type_ignores=[]),
+             **defs}
+    statements = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+    for node in statements:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                imports[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], None)
+        else:
+            base = _absolute(name, is_package, node.module, node.level)
+            for a in node.names:
+                imports[a.asname or a.name] = (base, a.name)
+    return {"parts": [[part, hashlib.sha256(ast.dump(node).encode()).hexdigest(), _used(node)]
+                      for part, node in parts.items()],
+            "imports": [[local, list(target)] for local, target in imports.items()],
+            "imported": [a.asname or a.name.split(".")[0] for stmt in statements for a in stmt.names if a.name != "*"],
+            "lines": {part: [n.lineno for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                      for part, node in defs.items()}}
+
+
+def _used(node: ast.AST) -> list[tuple[str, str | None]]:
+    """The names used inside `node`, in order, once each: (name, None) for `name`, (name, attr) for `name.attr`."""
+    found: dict[tuple[str, str | None], None] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            found[(n.id, None)] = None
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            found[(n.value.id, n.attr)] = None
+    return list(found)
+
+
+def _absolute(name: str, is_package: bool, module: str | None, level: int) -> str:
+    if level == 0:
+        return module or ""
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    package = package[:len(package) - (level - 1)]
+    return ".".join(package + ([module] if module else []))
+
+
+class _Module:
+    """One module as the digests see it: its parts' digests and the names each uses, its top-level
+    defs (with the lines of their function definitions) and what its imports name."""
+
+    def __init__(self, name: str, path: Path, facts: dict):
         self.name, self.path = name, path
         self.is_package = path.name == "__init__.py"
-        self.tree = _strip_docstrings(ast.parse(path.read_bytes(), str(path)))
-        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        self.defs: dict[str, ast.Module] = {}  # a name defined twice counts both definitions
-        for n in self.tree.body:
-            if isinstance(n, defs):
-                self.defs.setdefault(n.name, ast.Module(body=[], type_ignores=[])).body.append(n)
-        self.top = ast.Module(body=[n for n in self.tree.body if not isinstance(n, defs)], type_ignores=[])
-        self.digests: dict[str | None, str] = {}  # part ("*", None or a def's name) -> its digest
-        self.imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    self.imports[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], None)
-            elif isinstance(node, ast.ImportFrom):
-                base = self._absolute(node.module, node.level)
-                for a in node.names:
-                    self.imports[a.asname or a.name] = (base, a.name)
+        self.digests: dict[str | None, str] = {part: digest for part, digest, _ in facts["parts"]}
+        self._names = {part: tuple((n, a) for n, a in used) for part, _, used in facts["parts"]}
+        self.defs: dict[str, list[int]] = {part: lines for part, lines in facts["lines"].items()}
+        self.imports: dict[str, tuple[str, str | None]] = {local: (m, a) for local, (m, a) in facts["imports"]}
+        self.imported: list[str] = facts["imported"]  # the local names its import statements bind
 
-    def _absolute(self, module: str | None, level: int) -> str:
-        if level == 0:
-            return module or ""
-        package = self.name.split(".") if self.is_package else self.name.split(".")[:-1]
-        package = package[:len(package) - (level - 1)]
-        return ".".join(package + ([module] if module else []))
+    def names(self, part: str | None) -> tuple[tuple[str, str | None], ...]:
+        """The names a part uses: (name, None) for `name`, (name, attr) for `name.attr`."""
+        return self._names[part]
 
 
-_PARSED: dict[tuple, _Module] = {}  # (name, path, source) -> the module parsed: once per process, not per CodeReach
+_PARSED: dict[tuple, _Module] = {}  # (name, path, source) -> the module read: once per process, not per CodeReach
+# What a module's facts are read with: this file's code and Python's syntax trees (ast.dump differs between versions)
+_FACTS_SALT = hashlib.sha256(Path(__file__).read_bytes()).hexdigest() + repr(sys.version_info[:2])
 
 
 def _parsed(name: str, path: Path) -> _Module:
-    """The module at `path` parsed, or the parse of the same source that this process made before: a
-    build makes a CodeReach for each figure's digest, and each would otherwise parse the modules and
-    write out their syntax trees again."""
-    key = (name, str(path), hashlib.sha256(path.read_bytes()).digest())
+    """The module at `path` as the digests see it, parsed once per process (a build makes a CodeReach
+    for each figure's digest, and each would otherwise parse the modules again), and once per source
+    on this machine: its facts are kept in the cache folder's code/, named by a digest of the module's
+    name, its source and _FACTS_SALT, so a process whose code did not change parses nothing."""
+    source = path.read_bytes()
+    key = (name, str(path), hashlib.sha256(source).digest())
     if key not in _PARSED:
-        _PARSED[key] = _Module(name, path)
+        is_package = path.name == "__init__.py"
+        folder = cache_folder("code")
+        digest = hashlib.sha256(f"{name}\0{is_package}\0{_FACTS_SALT}\0".encode() + source).hexdigest()
+        facts = kept_or_made(None if folder is None else folder / f"{digest}.json",
+                             lambda p: json.loads(p.read_text(encoding="utf-8")),
+                             lambda: _module_facts(name, is_package, source, path),
+                             lambda f, p: write_kept(p, json.dumps(f).encode(), p.parent), "a module's facts")
+        _PARSED[key] = _Module(name, path, facts)
     return _PARSED[key]
 
 
@@ -371,16 +420,16 @@ class CodeReach:
         module = module if attr is None else f"{module}.{attr}"
         return {self._module_unit(module)} - {None}, module
 
-    def _names(self, mod: _Module, node: ast.AST) -> set[Unit]:
-        """The units that the names used inside `node` (code of module `mod`) refer to."""
+    def _names(self, mod: _Module, part: str | None) -> set[Unit]:
+        """The units that the names used inside a part of module `mod` refer to."""
         units: set[Unit] = set()
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name):
-                units |= self._local(mod, n.id)[0]
-            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
-                module = self._local(mod, n.value.id)[1]
+        for name, attr in mod.names(part):
+            if attr is None:
+                units |= self._local(mod, name)[0]
+            else:
+                module = self._local(mod, name)[1]
                 if module is not None:
-                    units |= self._symbol(module, n.attr)
+                    units |= self._symbol(module, attr)
         return units
 
     def _unit(self, unit: Unit) -> tuple[str, frozenset[Unit]]:
@@ -392,17 +441,13 @@ class CodeReach:
     def _read(self, unit: Unit) -> tuple[str, frozenset[Unit]]:
         name, part = unit
         mod = self.module(name)
-        node = mod.tree if part == "*" else mod.top if part is None else mod.defs[part]
-        refs = self._names(mod, node)
+        refs = self._names(mod, part)
         if part != "*":
             refs.add((name, None))  # a def reached brings its module's constants with it
         if part == "*":  # importing runs the imported modules, used or not (mha_ref has no side effects)
-            for stmt in (n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))):
-                for target in {mod.imports[a.asname or a.name.split(".")[0]] for a in stmt.names if a.name != "*"}:
-                    module = ".".join(filter(None, target))
-                    refs |= {self._module_unit(module if self.module(module) else target[0])} - {None}
-        if part not in mod.digests:  # a node's text is the module's (cached with it), whatever reads it
-            mod.digests[part] = hashlib.sha256(ast.dump(node).encode()).hexdigest()
+            for target in {mod.imports[local] for local in mod.imported}:
+                module = ".".join(filter(None, target))
+                refs |= {self._module_unit(module if self.module(module) else target[0])} - {None}
         return mod.digests[part], frozenset(refs - {unit, None})
 
     def reached(self, *start: Unit) -> dict[Unit, str]:

@@ -14,6 +14,7 @@ from figures.engine import registry
 from figures.engine.registry import FigureError
 from figures.publish import bundles
 from figures.site import figure_block
+from mha_ref import store
 
 LIMIT = 0.25
 HANGS = "x = 0\nwhile True:\n    x += 1\n"  # a figure module whose import never ends (lines 2-3 loop)
@@ -71,7 +72,13 @@ def test_an_import_that_never_ends_is_stopped_and_named_with_its_line(short_limi
     assert "hangs_on_import" not in sys.modules  # not half-imported: the next build tries again
 
 
+def _table_not_kept(monkeypatch) -> None:
+    """A figure's data() patched in this process: its sources, which name its kept table, did not change."""
+    monkeypatch.setenv(store.CACHE_ENV, "0")
+
+
 def test_a_data_table_that_never_ends_is_stopped_and_named(short_limit, monkeypatch):
+    _table_not_kept(monkeypatch)
     monkeypatch.setattr(registry.get("peak-dip"), "data", _forever)
     error, seconds = _stopped(lambda: bundles.data_table("peak-dip", "zh"))
     _after_the_limit(seconds)
@@ -87,6 +94,7 @@ def test_a_data_table_that_raises_is_named_once(monkeypatch):
     def broken(lang):
         raise ZeroDivisionError("on purpose")
 
+    _table_not_kept(monkeypatch)
     monkeypatch.setattr(registry.get("peak-dip"), "data", broken)
     with pytest.raises(FigureError) as caught:
         bundles.write_tables(["en"], ["peak-dip"], lambda *args: None)
@@ -104,6 +112,7 @@ def test_a_placed_figure_whose_code_never_ends_is_an_error_card_under_serve(shor
     fig_id = "width-slices"  # a slider with a readout under each frame, and a data table
     mod = registry.get(fig_id)
     assert callable(getattr(mod, name))
+    _table_not_kept(monkeypatch)
     monkeypatch.setattr(mod, name, _forever)
     stage = {"readout": "give its readout", "data": "give its data table"}[name]
     with pytest.raises(FigureError, match=f"failed to {stage}: still running after"):

@@ -8,6 +8,7 @@ drawn again.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -57,7 +58,12 @@ def caption(fig_id: str, lang: str, where: str = "") -> str:
     file = registry.module_name(fig_id) if path is None else \
         path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
     what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
-    return expand_values(python_constant(getattr(mod, name), path, name, file, what)).text
+    return _expanded(getattr(mod, name), path, name, file, what)
+
+
+@lru_cache(maxsize=None)  # every frame's file carries its caption; serve re-imports this module after an edit
+def _expanded(text: str, path: Path | None, name: str, file: str, what: str) -> str:
+    return expand_values(python_constant(text, path, name, file, what)).text
 
 
 def _first_sentence(text: str) -> str:

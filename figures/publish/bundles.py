@@ -15,6 +15,7 @@ has to delete before computing with it); the page it is linked from carries the 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 import zipfile
@@ -23,6 +24,7 @@ from functools import lru_cache
 from mha_ref import store
 
 from ..engine import registry
+from ..engine.cache import from_env
 from ..engine.render import Frame, frames
 from ..engine import dark
 from ..engine.save import FORMATS
@@ -135,10 +137,30 @@ DATA_STAGE = "give its data table"  # as a FigureError names it: "failed to give
 @lru_cache(maxsize=None)  # the CSV and the page's table are the same table: computed once per build
 def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]] | None:
     """(column heads, rows) of the figure's data(lang), the numbers it draws; None if it has no
-    data(). Every row must be as wide as the heads."""
+    data(). Every row must be as wide as the heads. Kept in the figure cache beside the frames,
+    under the same digest of what the figure is drawn from: a build whose figure did not change
+    reads its table instead of computing it again."""
     data = getattr(registry.get(fig_id), "data", None)
     if data is None:
         return None
+    cache = from_env()
+    if cache is None:
+        return _data_table(fig_id, lang, data)
+    path = cache.path(cache.digests([registry.module_name(fig_id)])[0], lang, None, "table.json")
+    kept = cache.get(path)
+    if kept is not None:
+        try:
+            head, rows = store.from_json(kept.decode("utf-8"), ())
+            return tuple(head), tuple(tuple(r) for r in rows)
+        except (ValueError, TypeError) as e:
+            store.drop(path, f"figure cache: {path}, the data table of figure {fig_id!r} ({lang}), cannot be read "
+                       f"({type(e).__name__}: {e}): dropped, computing it again")
+    table = _data_table(fig_id, lang, data)
+    cache.put(path, store.to_json(table).encode("utf-8"))
+    return table
+
+
+def _data_table(fig_id: str, lang: str, data) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     with registry.limited(fig_id, lang, DATA_STAGE):
         try:
             head, rows = data(lang)
@@ -213,19 +235,49 @@ def compact(svg: bytes) -> bytes:
     return _INDENT.sub(b">\n<", svg)
 
 
-def write_all(results, numbers: dict, write, zips: bool = True) -> None:
+def published(r, a: Attribution | None) -> bytes:
+    """A rendered frame (render.Rendered) as the file a reader gets: an SVG the page shows with both
+    its looks (dark.both) and made compact, a download stamped with its attribution `a` (None: the
+    narrow drawing, never a download, carries none)."""
+    drawn = _both(r) if r.fmt in ("svg", NARROW) else r.data
+    if a is None:
+        return compact(drawn)
+    data = stamp(drawn, r.fmt, a)
+    return compact(data) if r.fmt == "svg" else data
+
+
+@lru_cache(maxsize=1)  # serve re-imports this module after an edit
+def _publishing_code() -> str:
+    """A digest of the code published() runs (dark looks, compacting, stamping) and what it reaches."""
+    return store.CodeReach(by_name=("figures", "mha_ref")).digest((__name__, "published"))
+
+
+def _kept_published(r, a: Attribution | None, cache) -> bytes:
+    """published(r, a), kept in the figure cache under a digest of the drawn bytes, the attribution
+    and the code that publishes: a build in which neither the frame, nor its attribution, nor that
+    code changed reads the file instead of making it again."""
+    if cache is None:
+        return published(r, a)
+    key = hashlib.sha256(repr((_publishing_code(), r.fmt, hashlib.sha256(r.data).hexdigest(), a)).encode()).hexdigest()
+    path = cache.path(key, r.lang, r.frame.slug, f"published.{r.fmt}")
+    data = cache.get(path)
+    if data is None:
+        data = published(r, a)
+        cache.put(path, data)
+    return data
+
+
+def write_all(results, numbers: dict, write, zips: bool = True, cache=None) -> None:
     """Stamp rendered frames (render.Rendered, in site order) and write them, then (`zips`, the CLI)
     each multi-frame figure's zips: `write(lang, path below figures/, bytes)`. The site build and
-    the CLI both call this; the site's pages pack their zips themselves (see above)."""
+    the CLI both call this; the site's pages pack their zips themselves (see above). With the figure
+    `cache` (engine/cache.py), what was published before is read from it (_kept_published)."""
     pending: dict[tuple[str, str, str], list[tuple[Frame, bytes]]] = {}
     for r in results:
-        drawn = _both(r) if r.fmt in ("svg", NARROW) else r.data  # an SVG the page shows: both looks
         if r.fmt == NARROW:  # what the page shows on a phone: never a download
-            write(r.lang, r.frame.path(r.fmt), compact(drawn))
+            write(r.lang, r.frame.path(r.fmt), _kept_published(r, None, cache))
             continue
-        a = attribution(r.frame, r.lang, numbers.get(r.frame.fig_id))
-        data = stamp(drawn, r.fmt, a)
-        data = compact(data) if r.fmt == "svg" else data
+        data = _kept_published(r, attribution(r.frame, r.lang, numbers.get(r.frame.fig_id)), cache)
         write(r.lang, r.frame.path(r.fmt), data)
         if zips and r.frame.slug is not None:
             group = pending.setdefault((r.lang, r.frame.fig_id, r.fmt), [])

@@ -3,7 +3,6 @@ file and line in the repository, linked at this version."""
 
 from __future__ import annotations
 
-import ast
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -40,8 +39,7 @@ def provenance(fig_id: str) -> tuple[Source, ...]:
                and u[1] and not u[1].startswith("_")]
     for name, part in sorted(reached):
         mod = sources.module(name)
-        for node in mod.defs[part].body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                path = mod.path.relative_to(ROOT).as_posix()
-                found.append(Source(f"{name}.{part}", path, node.lineno, IDENTITY.source_url(path, node.lineno)))
+        for line in mod.defs[part]:  # each function definition of that name (a class has none)
+            path = mod.path.relative_to(ROOT).as_posix()
+            found.append(Source(f"{name}.{part}", path, line, IDENTITY.source_url(path, line)))
     return tuple(found)

@@ -65,7 +65,7 @@ try:
         store.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
         filled = fill_cache(cache, built, formats=formats, keep_going=show)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
-    bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False)
+    bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False, cache=cache)
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
     if pdfs:  # the slide decks, made of the frames' PDFs: none without downloads
         counts["files"] += len(decks.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))

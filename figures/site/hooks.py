@@ -6,6 +6,7 @@ config; `config.plugins["i18n"].current_language` says which one is running.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import os
@@ -36,17 +37,35 @@ def on_config(config):
     # This checkout's code first, whatever else the environment has installed.
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    # `mkdocs serve` keeps imported modules across rebuilds: forget ours, so that an edit to
-    # mha_ref/ or figures/ is what the gen-files script and the pages see on the next build.
-    for name in [m for m in sys.modules if m.split(".")[0] in OUR_PACKAGES]:
-        del sys.modules[name]
-    importlib.invalidate_caches()
+    _forget_edited_code()
     _show_figure_failures(config)
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
     return config
+
+
+_imported_from: str | None = None  # the digest of our packages' files when their modules were imported
+
+
+def _forget_edited_code() -> None:
+    """`mkdocs serve` keeps imported modules across rebuilds: when a file of mha_ref/ or figures/
+    changed since they were imported, forget them all, so that the gen-files script and the pages see
+    the edit. Unchanged, they are kept, with what they computed and cached in memory: the second
+    language's build (static-i18n runs a build per language) and a prose-only rebuild reuse it."""
+    global _imported_from
+    h = hashlib.sha256()
+    for package in OUR_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    if h.hexdigest() == _imported_from:
+        return
+    for name in [m for m in sys.modules if m.split(".")[0] in OUR_PACKAGES]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+    _imported_from = h.hexdigest()
 
 
 def _identify(config) -> None:

@@ -279,6 +279,7 @@ class HeadPlane(NamedTuple):
     corners: np.ndarray  # [m] the keys that can win for some query: the keys' hull, counter-clockwise
 
 
+@functools.cache  # asked for by every frame's readout and drawing: the hull is a linear program per key
 def head_plane(head: str) -> HeadPlane:
     """The queries and keys of one head of the running example, as the trace computes them.
 
@@ -291,7 +292,10 @@ def head_plane(head: str) -> HeadPlane:
     t = trace()
     i = head_index(head)
     q, k = t.q[i], t.k[i]  # [n, d_k] each
-    return HeadPlane(q, k, q @ k.T, hull_corners(k))
+    plane = HeadPlane(q, k, q @ k.T, hull_corners(k))
+    for a in plane:  # shared by every caller: read-only
+        a.setflags(write=False)
+    return plane
 
 
 def head_sensitivity(every_token: bool = False) -> HeadSensitivity:

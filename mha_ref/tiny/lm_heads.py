@@ -59,8 +59,22 @@ class HeadVerdict(NamedTuple):
         return f"L{self.measures.layer}H{self.measures.head}"
 
 
+@functools.lru_cache(maxsize=4)
 def training_counts(config: lm_train.LMTrainConfig = lm_train.CONFIG) -> np.ndarray:
-    """[vocab] every token's count in the training sentences: what 'rare' is measured against."""
+    """[vocab] every token's count in the training sentences: what 'rare' is measured against. Kept
+    on disk beside the measurements (cache_folder), under a digest of the code that counts and the
+    configuration: a build reads it instead of writing out every training sentence again."""
+    folder = cache_folder()
+    salt = f"{config!r} numpy {np.__version__} python {platform.python_version()}"
+    path = None if folder is None else folder / f"counts-{store.CodeReach().digest((__name__, '_counted'), salt=salt)}.npy"
+    counts = store.kept_or_made(path, lambda p: np.load(p, allow_pickle=False), functools.partial(_counted, config),
+                                lambda a, p: store.write_kept(p, lambda f: np.save(f, a, allow_pickle=False), p.parent),
+                                "the training sentences' token counts")
+    counts.setflags(write=False)  # shared by every caller
+    return counts
+
+
+def _counted(config: lm_train.LMTrainConfig) -> np.ndarray:
     return language.counts(lm_train.data(config)[0])
 
 

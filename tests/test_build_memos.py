@@ -1,0 +1,147 @@
+"""What a build keeps so that the next build does not do it again: each module's facts for the
+digests, the published files of a frame, a figure's data table, the training sentences' counts, and
+the modules a language build imported. Each is read back instead of made, and made again when what
+it is made from changes."""
+
+import logging
+import sys
+import types
+
+import pytest
+
+from figures.engine import registry
+from figures.engine.cache import FigureCache, from_env
+from figures.engine.render import render_files
+from figures.publish import bundles
+from figures.publish.numbering import site_numbers
+from figures.site import hooks
+from mha_ref import store
+from mha_ref.tiny import lm_heads
+
+
+def _tree(root, files: dict) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+FILES = {"mha_ref/__init__.py": "", "mha_ref/a.py": "from .b import g\n\ndef f(x):\n    return g(x)\n",
+         "mha_ref/b.py": "def g(x):\n    return 2 * x\n"}
+
+
+def test_a_modules_facts_are_read_from_the_cache_not_parsed_again(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
+    _tree(tmp_path / "repo", FILES)
+    monkeypatch.setattr(store, "_PARSED", {})
+    digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+    assert len(list((tmp_path / "cache" / "code").glob("*.json"))) == 2  # a.py and b.py
+
+    def refused(*args, **kwargs):
+        raise AssertionError("parsed again")
+    monkeypatch.setattr(store, "_PARSED", {})  # a new process
+    monkeypatch.setattr(store.ast, "parse", refused)
+    assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
+    _tree(tmp_path / "repo", {"mha_ref/b.py": "def g(x):\n    return 3 * x\n"})  # an edit is parsed afresh
+    with pytest.raises(AssertionError, match="parsed again"):
+        store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+    monkeypatch.undo()
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
+    assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) != digest
+
+
+def test_a_damaged_facts_file_is_dropped_and_the_module_parsed_again(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
+    _tree(tmp_path / "repo", FILES)
+    monkeypatch.setattr(store, "_PARSED", {})
+    digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+    for kept in (tmp_path / "cache" / "code").glob("*.json"):
+        kept.write_text("{not json")
+    monkeypatch.setattr(store, "_PARSED", {})
+    with caplog.at_level(logging.WARNING):
+        assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
+    assert "a module's facts" in caplog.text and "dropped" in caplog.text
+
+
+@pytest.fixture
+def a_frame():
+    """One frame of peak-dip, drawn (or taken from the session's cache), as the build hands it on."""
+    return next(iter(render_files(["en"], ["peak-dip"], ("svg",), from_env())))
+
+
+def test_a_published_frame_is_kept_and_made_again_when_its_attribution_changes(a_frame, tmp_path, monkeypatch):
+    numbers, cache = site_numbers(), FigureCache(tmp_path)
+
+    def written(numbers) -> bytes:
+        out = {}
+        bundles.write_all([a_frame], numbers, lambda lang, path, data: out.setdefault(path, data), zips=False, cache=cache)
+        return out[a_frame.frame.path("svg")]
+    made = written(numbers)
+    bundles.write_all([a_frame], numbers, lambda lang, path, data: None, zips=False)  # no cache: made as before
+    assert made == bundles.published(a_frame, bundles.attribution(a_frame.frame, "en", numbers.get("peak-dip")))
+
+    def refused(*args):
+        raise AssertionError("published again")
+    monkeypatch.setattr(bundles, "published", refused)
+    assert written(numbers) == made  # read back
+    elsewhere = {**numbers, "peak-dip": None}  # unplaced: another title and address inside the file
+    with pytest.raises(AssertionError, match="published again"):
+        written(elsewhere)
+
+
+def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    fig_id = "head-planes"
+    bundles.data_table.cache_clear()
+    table = bundles.data_table(fig_id, "zh")
+    module = registry.get(fig_id)
+
+    def refused(lang):
+        raise AssertionError("computed again")
+    monkeypatch.setattr(module, "data", refused)
+    bundles.data_table.cache_clear()
+    assert bundles.data_table(fig_id, "zh") == table  # read back, the same cells
+    cache = from_env()
+    kept = cache.path(cache.digests([registry.module_name(fig_id)])[0], "zh", None, "table.json")
+    cache.put(kept, b"[not a table")
+    bundles.data_table.cache_clear()
+    with pytest.raises(registry.FigureError, match="computed again"):  # dropped, computed again
+        bundles.data_table(fig_id, "zh")
+    bundles.data_table.cache_clear()
+
+
+def test_the_training_counts_are_kept_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    lm_heads.training_counts.cache_clear()
+    counts = lm_heads.training_counts()
+    assert counts.sum() == sum(len(s.tokens) for s in lm_heads.lm_train.data()[0])
+
+    def refused(config):
+        raise AssertionError("counted again")
+    monkeypatch.setattr(lm_heads, "_counted", refused)
+    lm_heads.training_counts.cache_clear()
+    assert (lm_heads.training_counts() == counts).all()
+    lm_heads.training_counts.cache_clear()
+
+
+def test_a_build_forgets_our_modules_only_when_their_files_changed(tmp_path, monkeypatch):
+    """static-i18n's second language build and a rebuild with nothing edited keep the imported
+    modules (and what they computed); an edit to any file of the packages drops them all."""
+    _tree(tmp_path, {"pkg_one/__init__.py": "", "pkg_one/a.py": "X = 1\n", "pkg_two/data.txt": "1\n"})
+    monkeypatch.setattr(hooks, "ROOT", tmp_path)
+    monkeypatch.setattr(hooks, "OUR_PACKAGES", ("pkg_one", "pkg_two"))
+    monkeypatch.setattr(hooks, "_imported_from", None)
+
+    def imported() -> set:
+        for name in ("pkg_one", "pkg_one.a", "pkg_two"):
+            monkeypatch.setitem(sys.modules, name, sys.modules.get(name) or types.ModuleType(name))
+        return {"pkg_one", "pkg_one.a", "pkg_two"}
+
+    imported()
+    hooks._forget_edited_code()  # the first build: nothing known, all forgotten
+    assert not {"pkg_one", "pkg_one.a", "pkg_two"} & set(sys.modules)
+    names = imported()
+    hooks._forget_edited_code()
+    assert names <= set(sys.modules)  # unchanged: kept
+    (tmp_path / "pkg_two" / "data.txt").write_text("2\n")
+    hooks._forget_edited_code()
+    assert not names & set(sys.modules)
