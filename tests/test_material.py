@@ -46,6 +46,32 @@ def test_the_rule_is_taken_out_once_and_the_rest_is_kept(tmp_path):
     assert material.without_switching_rule(tmp_path) == 0  # both languages' builds call it
 
 
+def test_the_source_maps_and_the_lines_that_point_at_them_are_taken_out_once(tmp_path):
+    js = _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", "(()=>{})();\n//# sourceMappingURL=bundle.0123abcd.min.js.map\n")
+    worker = _asset(tmp_path, "javascripts", "workers/search.0123abcd.min.js", "x();\n//# sourceMappingURL=search.0123abcd.min.js.map")
+    css = _asset(tmp_path, "stylesheets", "main.0123abcd.min.css", "a{b:c}\n/*# sourceMappingURL=main.0123abcd.min.css.map*/")
+    maps = [_asset(tmp_path, folder, f"{name}.map", "{}") for folder, name in
+            (("javascripts", "bundle.0123abcd.min.js"), ("javascripts", "workers/search.0123abcd.min.js"),
+             ("stylesheets", "main.0123abcd.min.css"))]
+    kept = _asset(tmp_path, "javascripts", "mapping.min.js", "let sourceMappingURL = 1;\n")  # not a pointer at a map
+    assert material.without_source_maps(tmp_path) == 6
+    assert js.read_text(encoding="utf-8") == "(()=>{})();\n"
+    assert worker.read_text(encoding="utf-8") == "x();\n" and css.read_text(encoding="utf-8") == "a{b:c}\n"
+    assert not any(m.exists() for m in maps) and kept.read_text(encoding="utf-8") == "let sourceMappingURL = 1;\n"
+    assert material.without_source_maps(tmp_path) == 0  # both languages' builds call it
+
+
+def test_the_built_site_ships_only_the_search_scripts_its_languages_import(site):
+    from figures.site import offline_reading
+    kept = sorted(p.relative_to(site).as_posix() for p in (site / offline_reading.LUNR).rglob("*"))
+    assert kept == sorted(offline_reading.search_scripts(["en", "zh"]) + ["assets/javascripts/lunr/min"])
+
+
+def test_the_built_site_ships_no_source_map(site):
+    assert not list(site.rglob("*.map"))
+    assert not [p for p in (site / "assets").rglob("*.min.*") if "sourceMappingURL=" in p.read_text(encoding="utf-8")]
+
+
 def test_tables_are_selected_as_tables_once(tmp_path):
     sheet = _asset(tmp_path, "stylesheets", "main.0123abcd.min.css",
                    ".md-typeset table:not([class]){x:y}.md-typeset table:not([class]) th{x:z}a[class]{q:r}")

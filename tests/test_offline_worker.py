@@ -26,6 +26,18 @@ def test_the_search_scripts_are_those_materials_worker_imports(langs, files):
     assert reading.search_scripts(langs) == ["assets/javascripts/lunr/" + f for f in files]
 
 
+def test_only_the_search_scripts_the_sites_languages_import_are_kept(tmp_path):
+    shipped = ["min/lunr.stemmer.support.min.js", "min/lunr.zh.min.js", "min/lunr.multi.min.js", "min/lunr.ja.min.js",
+               "min/lunr.th.min.js", "tinyseg.js", "wordcut.js"]
+    for name in shipped:
+        (tmp_path / reading.LUNR / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / reading.LUNR / name).write_text("//")
+    assert reading.without_other_search_languages(tmp_path, ["en", "zh"]) == 4
+    kept = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.js"))
+    assert kept == sorted(reading.search_scripts(["en", "zh"]))
+    assert reading.without_other_search_languages(tmp_path, ["en", "zh"]) == 0  # idempotent
+
+
 def test_the_build_digest_follows_every_byte_and_path_but_the_worker(tmp_path):
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "a.svg").write_bytes(b"<svg/>")

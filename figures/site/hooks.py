@@ -355,6 +355,7 @@ def on_post_build(config):
         reading = importlib.import_module("figures.site.offline_reading")
         reading.add_zip(Path(config.site_dir), config.extra.get("mha_offline_zip"))
         search = config.plugins.get("material/search") or config.plugins.get("search")
+        reading.without_other_search_languages(Path(config.site_dir), search.config.lang if search else [])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
 
 

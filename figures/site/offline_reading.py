@@ -47,6 +47,19 @@ def search_scripts(langs: list[str]) -> list[str]:
     return [f"{LUNR}min/lunr.stemmer.support.min.js", *files] if files else []
 
 
+def without_other_search_languages(site_dir: Path, langs: list[str]) -> int:
+    """Remove from `site_dir` the files of Material's search that no language of `langs` imports
+    (search_scripts): Material copies the stemmers of thirty languages and the Thai segmenter
+    (0.9 MB) whatever the site's languages. The number of files removed (0 when done already)."""
+    wanted = set(search_scripts(langs))
+    removed = 0
+    for path in sorted((site_dir / LUNR).rglob("*.js")):
+        if path.relative_to(site_dir).as_posix() not in wanted:
+            path.unlink()
+            removed += 1
+    return removed
+
+
 def build_digest(site_dir: Path, leave_out: tuple[str, ...] = (WORKER,)) -> str:
     """A digest of every file of the built site (its path and bytes), but `leave_out`."""
     digest = hashlib.sha256()
