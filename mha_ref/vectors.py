@@ -7,7 +7,9 @@ stage, so that the checker can name the mistake a learner's first wrong stage ma
 
 Inputs are drawn as float16 and stored so: the numbers a learner reads are exactly the ones mha_ref
 computed with (in float64). Results are stored as float32, close enough for the checker's tolerance
-and half the bytes; a published width's four matrices are what the file weighs.
+and half the bytes; a published width's four matrices are what the file weighs. A weight's gradient
+is its layer's input (n rows) transposed times a factor of n rows: the file keeps that factor, which
+the checker multiplies out (selfcheck.check, load_vectors), not the d_model rows of the product.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .attention import init_params, merge_heads, mha_trace, softmax, split_heads
 from .backward import multi_head_attention_backward
 from .models import model
 from .params import MHAParams
-from .selfcheck.check import MISTAKES, STAGES  # the checker names the mistakes; it needs numpy only
+from .selfcheck.check import LEFT, MISTAKES, RIGHT, STAGES  # the checker names the mistakes; it needs numpy only
 
 PARAMS = MHAParams._fields  # w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the same configurations give the same bytes
@@ -130,15 +132,26 @@ def arrays() -> dict[str, np.ndarray]:
         out.update({f"{c.name}/{name}": a.astype(np.float16) for name, a in zip(PARAMS, p) if a is not None})
         if mask is not None:
             out[f"{c.name}/mask"] = mask
-        out.update({f"{c.name}/expected/{s}": a.astype(np.float32)
-                    for s, a in stages(x, p, c.h, mask, c.kv_heads).items()})
-        out.update({f"{c.name}/grad/{g}": a.astype(np.float32)
-                    for g, a in gradients(x, p, c.h, d_out, mask, c.kv_heads).items()})
+        expected = stages(x, p, c.h, mask, c.kv_heads)
+        out.update({f"{c.name}/expected/{s}": a.astype(np.float32) for s, a in expected.items()})
+        for g, a in gradients(x, p, c.h, d_out, mask, c.kv_heads).items():
+            out.update(_kept_gradient(c.name, g, a, x if LEFT.get(g) == "x" else expected["concat"]))
         for m in MISTAKES:
             wrong = _mistaken(x, p, c.h, mask, c.kv_heads, m)
             if wrong is not None:
                 out.update({f"{c.name}/mistake/{m}/{s}": a.astype(np.float32) for s, a in wrong.items()})
     return out
+
+
+def _kept_gradient(config: str, g: str, a: np.ndarray, left: np.ndarray) -> dict[str, np.ndarray]:
+    """A gradient as the file keeps it (float32): a weight's as the factor RIGHT with left^T @ right =
+    the gradient (left its layer's input, n rows: selfcheck.check, LEFT), solved exactly since the
+    input's rows are independent; the rest, and a weight whose input's rows are not, whole."""
+    if g in LEFT and np.linalg.matrix_rank(left) == left.shape[0] < left.shape[1]:
+        right = np.linalg.lstsq(left.T, a, rcond=None)[0]  # [n, width]
+        if np.allclose(left.T @ right, a, rtol=1e-12, atol=1e-12 * np.abs(a).max()):
+            return {f"{config}/grad/{g}{RIGHT}": right.astype(np.float32)}
+    return {f"{config}/grad/{g}": a.astype(np.float32)}
 
 
 def npz_bytes(found: dict[str, np.ndarray] | None = None) -> bytes:

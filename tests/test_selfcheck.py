@@ -167,16 +167,29 @@ def multi_head_attention_backward(x, w_q, w_k, w_v, w_o, h, d_out, b_q=None, b_k
     d_p, d_x = ref(x, p, h, d_out, mask=mask, kv_heads=kv_heads)
     found = {"d_" + name: g for name, g in zip(MHAParams._fields, d_p) if g is not None}
     found["d_x"] = d_x SCALE
+    found[WEIGHT] = found[WEIGHT] WRONG
     return found
 '''
 
 
+def _backward(scale: str = "", weight: str = "d_w_q", wrong: str = "") -> str:
+    return BACKWARD.replace(" SCALE", scale).replace("WEIGHT", repr(weight)).replace(" WRONG", wrong)
+
+
 def test_gradients_are_checked_when_the_module_has_a_backward(tmp_path, npz):
     forward = LEARNER.replace("STAGES", "out")
-    status, text = report(learner(tmp_path, forward + BACKWARD.replace(" SCALE", "")), npz)
+    status, text = report(learner(tmp_path, forward + _backward()), npz)
     assert status == 0 and "every stage given and every gradient matches" in text, text
-    status, text = report(learner(tmp_path, forward + BACKWARD.replace(" SCALE", " * 2")), npz)
+    status, text = report(learner(tmp_path, forward + _backward(scale=" * 2")), npz)
     assert status == 1 and "gradient d_x differs first at row 0, column 0" in text, text
+
+
+@pytest.mark.parametrize("weight", ["d_w_q", "d_w_k", "d_w_v", "d_w_o"])
+def test_each_weights_gradient_is_checked(tmp_path, npz, weight):
+    """Kept as a factor in the file, multiplied out by the checker: still compared, every entry."""
+    forward = LEARNER.replace("STAGES", "out")
+    status, text = report(learner(tmp_path, forward + _backward(weight=weight, wrong=" * 1.001")), npz)
+    assert status == 1 and f"gradient {weight} differs" in text, text
 
 
 def test_the_vectors_are_mha_refs_numbers(npz):
@@ -206,6 +219,16 @@ def test_the_vectors_are_mha_refs_numbers(npz):
             assert (f"grad/d_{name}" in v) == (g is not None)
             if g is not None:
                 np.testing.assert_allclose(v[f"grad/d_{name}"], g, rtol=1e-5, atol=1e-6)
+
+
+def test_a_weights_gradient_is_kept_as_its_factor_of_n_rows(npz):
+    """The file keeps d_w = input^T @ right as `right` (n rows, not d_model): at the published width
+    that is what made the file 6 MB; load_vectors multiplies it out (test_the_vectors_are_mha_refs_numbers)."""
+    with np.load(npz, allow_pickle=False) as z:
+        for c in vectors.CONFIGS:
+            for w in ("w_q", "w_k", "w_v", "w_o"):
+                assert f"{c.name}/grad/d_{w}" not in z.files
+                assert z[f"{c.name}/grad/d_{w}{selfcheck.check.RIGHT}"].shape[0] == c.n
 
 
 def test_the_vectors_cover_what_the_issue_asks():

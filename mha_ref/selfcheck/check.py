@@ -64,9 +64,18 @@ class Stop(Exception):
 
 # --- reading the vectors and the learner's module ------------------------------------------------
 
+# A weight's gradient is its layer's input, transposed, times the gradient of the layer's output:
+# d_w_q = x^T @ (d loss / d (x @ w_q)), [d_model, n] @ [n, width]. The file keeps the right-hand factor,
+# n rows, as "grad/d_w_q.right", not the d_model rows of the product (at a published width, 512 rows
+# where n is 4: nearly all the file's weight); load_vectors multiplies it out again.
+RIGHT = ".right"
+LEFT = {"d_w_q": "x", "d_w_k": "x", "d_w_v": "x", "d_w_o": "expected/concat"}  # each weight's layer input
+
+
 def load_vectors(path: str | bytes | None = None) -> dict[str, dict[str, np.ndarray]]:
-    """config name -> {"x": ..., "expected/out": ..., "mistake/no_scale/out": ...}, in the file's order.
-    `path` is a file's path or the file's bytes; without one, the download beside this script."""
+    """config name -> {"x": ..., "expected/out": ..., "mistake/no_scale/out": ..., "grad/d_w_q": ...}, in
+    the file's order; each weight's gradient multiplied out from its factor (LEFT, RIGHT). `path` is a
+    file's path or the file's bytes; without one, the download beside this script."""
     if path is None:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), VECTORS)
         if not os.path.exists(path):
@@ -81,6 +90,10 @@ def load_vectors(path: str | bytes | None = None) -> dict[str, dict[str, np.ndar
                 found.setdefault(config, {})[what] = z[key]
     except (OSError, ValueError) as e:
         raise Stop(f"cannot read the test vectors {path}: {e}") from None
+    for v in found.values():
+        for key in [k for k in v if k.startswith("grad/") and k.endswith(RIGHT)]:
+            grad = key[len("grad/"):-len(RIGHT)]
+            v[f"grad/{grad}"] = v[LEFT[grad]].astype(np.float64).T @ v.pop(key).astype(np.float64)
     return found
 
 
