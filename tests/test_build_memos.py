@@ -101,7 +101,7 @@ def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
     bundles.data_table.cache_clear()
     assert bundles.data_table(fig_id, "zh") == table  # read back, the same cells
     cache = from_env()
-    kept = cache.path(cache.digests([registry.module_name(fig_id)])[0], "zh", None, "table.json")
+    (kept,) = (cache.folder / bundles.TABLES).glob("*.zh.json")
     cache.put(kept, b"[not a table")
     bundles.data_table.cache_clear()
     with pytest.raises(registry.FigureError, match="computed again"):  # dropped, computed again

@@ -20,11 +20,12 @@ import io
 import re
 import zipfile
 from functools import lru_cache
+from pathlib import Path
 
 from mha_ref import store
 
 from ..engine import registry
-from ..engine.cache import from_env
+from ..engine.cache import FigureCache, from_env
 from ..engine.render import Frame, frames
 from ..engine import dark
 from ..engine.save import FORMATS
@@ -146,7 +147,9 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
     cache = from_env()
     if cache is None:
         return _data_table(fig_id, lang, data)
-    path = cache.path(cache.digests([registry.module_name(fig_id)])[0], lang, None, "table.json")
+    module = registry.module_name(fig_id)
+    digest = _figure_digests(cache.folder).get(module) or cache.digests([module])[0]
+    path = cache.folder / TABLES / f"{digest}.{lang}.json"
     kept = cache.get(path)
     if kept is not None:
         try:
@@ -158,6 +161,14 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
     table = _data_table(fig_id, lang, data)
     cache.put(path, store.to_json(table).encode("utf-8"))
     return table
+
+
+@lru_cache(maxsize=None)  # serve re-imports this module after an edit
+def _figure_digests(folder: Path) -> dict[str, str]:
+    """Every registered figure module's digest (engine/cache.py, FigureCache.digests), worked out once
+    per process: each data table is named by its figure's."""
+    modules = [registry.module_name(f) for f in registry.ORDER]
+    return dict(zip(modules, FigureCache(folder).digests(modules)))
 
 
 def _data_table(fig_id: str, lang: str, data) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
@@ -225,14 +236,108 @@ def _hundredths(m: re.Match) -> bytes:
     return b"0" if text == b"-0" else text
 
 
+def _path_data(d: bytes) -> bytes:
+    """Path data on one line, its coordinates to a hundredth, each relative to the point before it
+    (_relative), without the spaces the grammar lets go (around a command's letter, before a minus
+    sign): "M 0 1.5 L 2 -3 z " -> "m0 1.5 2-4.5z"."""
+    d = _DECIMAL.sub(_hundredths, d.replace(b" \n", b" ").replace(b"\n", b" "))
+    d = _relative(d) or d
+    return _COMMAND.sub(rb"\1", d).replace(b" -", b"-").strip()
+
+
+_TOKEN = re.compile(rb"[A-Za-z]|-?\d+(?:\.\d+)?")
+_ARGUMENTS = {b"M": 2, b"L": 2, b"Q": 4, b"C": 6}  # all matplotlib writes, with Z
+
+
+def _hundredths_of(number: bytes) -> int:
+    whole, _, part = number.lstrip(b"-").partition(b".")
+    value = int(whole) * 100 + int((part + b"00")[:2])
+    return -value if number.startswith(b"-") else value
+
+
+def _written(value: int) -> str:
+    whole, part = divmod(abs(value), 100)
+    return ("-" if value < 0 else "") + str(whole) + (f".{part:02d}".rstrip("0") if part else "")
+
+
+def _relative(d: bytes) -> bytes | None:
+    """Absolute path data of M, L, Q, C and Z, each number to a hundredth at most, as relative data:
+    every point from the one before it (after Z, from the start of its subpath), a command's letter
+    only where it changes (after m, l is implied). Exact: the sums are of whole hundredths. None for
+    data of another command or shape, which stays as it is."""
+    tokens, out = _TOKEN.findall(d), []
+    x = y = start_x = start_y = 0
+    i, last = 0, None
+    while i < len(tokens):
+        command = tokens[i].upper()
+        i += 1
+        if command == b"Z":
+            out.append("z")
+            x, y, last = start_x, start_y, None
+            continue
+        n = _ARGUMENTS.get(command)
+        if n is None or i + n > len(tokens) or any(t.isalpha() for t in tokens[i:i + n]) or tokens[i - 1] != command:
+            return None
+        values = [_hundredths_of(t) for t in tokens[i:i + n]]
+        i += n
+        numbers = [_written(v - (x if k % 2 == 0 else y)) for k, v in enumerate(values)]
+        letter = command.lower().decode()
+        out.append(("" if letter == last else letter) + " ".join(numbers) if letter != last else " " + " ".join(numbers))
+        last = "l" if letter == "m" else letter
+        x, y = values[-2], values[-1]
+        if command == b"M":
+            start_x, start_y = x, y
+    return "".join(out).encode()
+
+
+_COMMAND = re.compile(rb" *([MLHVCSQTAZmlhvcsqtaz]) *")
+_USE = re.compile(rb"<(?:use|g)\b[^>]*>")
+_PLACE = re.compile(rb'(\sx="|\sy="|translate\()([^")]*)')  # where a <use> puts its glyph or marker, a <g> its text
+_GLYPH_AT = re.compile(rb'(<use xlink:href="#[^"]*") transform="translate\(([^ )]+) ([^ )]+)\)"')
+
+
+def _glyph_at(m: re.Match) -> bytes:
+    """A <use> moved by translate(x y) and nothing else says it with x and y (SVG adds them the same way)."""
+    return m[1] + b' x="' + m[2] + b'"' + (b"" if m[3] == b"0" else b' y="' + m[3] + b'"')
+# a glyph's outline as matplotlib names it: its font's name, then its character code in hexadecimal
+_GLYPH = re.compile(rb'<path id="([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)*)-([0-9a-f]+)" d=')
+
+
+_AUTOMATIC_ID = re.compile(rb'<g id="([A-Za-z][A-Za-z0-9.]*_\d+)"(/?)>(\n?)')  # matplotlib's "text_3", "line2d_1"
+_REFERENCE = re.compile(rb'#([A-Za-z][\w.-]*)')
+
+
+def _without_automatic_ids(svg: bytes) -> bytes:
+    """Groups without the ids matplotlib numbers them by ("patch_2", "xtick_3"), which nothing refers
+    to, and without the groups those ids were all there was of (an empty tick line's "<g id="line2d_1"/>")."""
+    referred = set(_REFERENCE.findall(svg))
+    return _AUTOMATIC_ID.sub(lambda m: m[0] if m[1] in referred else b"" if m[2] else b"<g>" + m[3], svg)
+
+
+def _short_glyph_names(svg: bytes) -> bytes:
+    """Each font's name in its glyphs' ids as F0, F1, ... in the order the file defines them
+    ("NotoSansCJKsc-Regular-4a" -> "F0-4a"): every <use> of a glyph names it, thousands of times a file."""
+    fonts: dict[bytes, bytes] = {}
+    for m in _GLYPH.finditer(svg):
+        fonts.setdefault(m[1], b"F%d" % len(fonts))
+    if not fonts:
+        return svg
+    names = b"|".join(re.escape(name) for name in sorted(fonts, key=len, reverse=True))
+    return re.sub(rb'(id="|xlink:href="#)(' + names + rb')-([0-9a-f]+)"',
+                  lambda m: m[1] + fonts[m[2]] + b"-" + m[3] + b'"', svg)
+
+
 def compact(svg: bytes) -> bytes:
     """An SVG as matplotlib writes it, lighter to carry and drawn the same: no indentation between
     elements, and path data on one line with its coordinates to a hundredth of a point (a 7,200th
-    of an inch: under a twentieth of a pixel on a 2x phone screen at twice the figure's size).
-    Only drawing attributes change, never a text: a title may hold "0.125"."""
-    svg = _PATH_DATA.sub(lambda m: m[1] + _DECIMAL.sub(_hundredths, m[2].replace(b" \n", b" ").replace(b"\n", b" "))
-                         + b'"', svg)
-    return _INDENT.sub(b">\n<", svg)
+    of an inch: under a twentieth of a pixel on a 2x phone screen at twice the figure's size) and
+    no space it does not need; where a <use> places a glyph or a marker and a <g> a text, to a hundredth
+    too (a glyph's place as x and y); a glyph's id with a short name for its font; groups without
+    matplotlib's numbered ids. Only drawing attributes change, never a text: a title may hold "0.125"."""
+    svg = _PATH_DATA.sub(lambda m: m[1] + _path_data(m[2]) + b'"', svg)
+    svg = _USE.sub(lambda u: _PLACE.sub(lambda m: m[1] + _DECIMAL.sub(_hundredths, m[2]), u[0]), svg)
+    svg = _GLYPH_AT.sub(_glyph_at, svg)
+    return _INDENT.sub(b">\n<", _without_automatic_ids(_short_glyph_names(svg)))
 
 
 def published(r, a: Attribution | None) -> bytes:
@@ -252,6 +357,9 @@ def _publishing_code() -> str:
     return store.CodeReach(by_name=("figures", "mha_ref")).digest((__name__, "published"))
 
 
+PUBLISHED, TABLES = "published", "tables"  # the figure cache's folders of published files and data tables
+
+
 def _kept_published(r, a: Attribution | None, cache) -> bytes:
     """published(r, a), kept in the figure cache under a digest of the drawn bytes, the attribution
     and the code that publishes: a build in which neither the frame, nor its attribution, nor that
@@ -259,7 +367,7 @@ def _kept_published(r, a: Attribution | None, cache) -> bytes:
     if cache is None:
         return published(r, a)
     key = hashlib.sha256(repr((_publishing_code(), r.fmt, hashlib.sha256(r.data).hexdigest(), a)).encode()).hexdigest()
-    path = cache.path(key, r.lang, r.frame.slug, f"published.{r.fmt}")
+    path = cache.folder / PUBLISHED / f"{key}.{r.fmt}"
     data = cache.get(path)
     if data is None:
         data = published(r, a)
