@@ -145,3 +145,54 @@ def test_a_build_forgets_our_modules_only_when_their_files_changed(tmp_path, mon
     (tmp_path / "pkg_two" / "data.txt").write_text("2\n")
     hooks._forget_edited_code()
     assert not names & set(sys.modules)
+
+
+def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkeypatch):
+    from figures.site import markup
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    made = []
+
+    def make(text):
+        def expand():
+            made.append(text)
+            return text, ["peak-dip"]
+        return expand
+    page = ("# A page", "en", "docs/a.en.md", 1, "{}", "a.md", False, "a/", "files")
+    assert markup.kept_expansion(page, make("<p>expanded</p>")) == ("<p>expanded</p>", ["peak-dip"])
+    assert markup.kept_expansion(page, make("<p>again</p>")) == ("<p>expanded</p>", ["peak-dip"])  # read back
+    other = ("# A page, edited", *page[1:])
+    assert markup.kept_expansion(other, make("<p>edited</p>"))[0] == "<p>edited</p>"
+    monkeypatch.setattr(markup, "_code", lambda: "other code")  # an edit to the code: made again
+    assert markup.kept_expansion(page, make("<p>new code</p>"))[0] == "<p>new code</p>"
+    card = '<div class="mha-figure-error admonition failure" id="fig-x">'
+    failing = ("# Failing", *page[1:])
+    assert markup.kept_expansion(failing, make(card))[0] == card
+    assert markup.kept_expansion(failing, make("<p>drawn in time</p>"))[0] == "<p>drawn in time</p>"
+    assert made == ["<p>expanded</p>", "<p>edited</p>", "<p>new code</p>", card, "<p>drawn in time</p>"]
+
+
+def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_path, monkeypatch):
+    from figures.site import markup
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "mha_ref").mkdir()
+    (tmp_path / "mha_ref" / "__init__.py").write_text("")
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n")
+    monkeypatch.setattr(markup, "ROOT", tmp_path)
+
+    def code() -> str:
+        markup._code.cache_clear()
+        return markup._code()
+    first = code()
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 1  # a comment\n")
+    assert code() == first
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n\ndef f():\n    return X\n")
+    with_f = code()
+    assert with_f != first
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n# f, linked by its line, moves down one\n\ndef f():\n    return X\n")
+    assert code() != with_f
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n")
+    (tmp_path / "mha_ref" / "a.py").write_text("X = 2\n")
+    assert code() != first
+    monkeypatch.setenv("MHA_DOWNLOADS", "0")
+    assert code() not in (first,)
+    markup._code.cache_clear()

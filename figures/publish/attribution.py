@@ -54,15 +54,15 @@ def caption(fig_id: str, lang: str, where: str = "") -> str:
     names the line of the figure module the caption is written on, and `where` it is placed."""
     mod = registry.get(fig_id)
     name = "CAPTION_ZH" if lang == "zh" else "CAPTION_EN"
-    path = Path(mod.__file__).resolve() if getattr(mod, "__file__", None) else None
-    file = registry.module_name(fig_id) if path is None else \
-        path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
-    what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
-    return _expanded(getattr(mod, name), path, name, file, what)
+    return _expanded(getattr(mod, name), getattr(mod, "__file__", None), name, fig_id, lang, where)
 
 
 @lru_cache(maxsize=None)  # every frame's file carries its caption; serve re-imports this module after an edit
-def _expanded(text: str, path: Path | None, name: str, file: str, what: str) -> str:
+def _expanded(text: str, module_file: str | None, name: str, fig_id: str, lang: str, where: str) -> str:
+    path = Path(module_file).resolve() if module_file else None
+    file = registry.module_name(fig_id) if path is None else \
+        path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
+    what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
     return expand_values(python_constant(text, path, name, file, what)).text
 
 

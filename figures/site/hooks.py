@@ -233,8 +233,12 @@ def on_page_markdown(markdown, page, config, files):
         raise PluginError(f"{where}: {e}") from e
     try:
         file, first_line = _source_file(page, markdown)
-        text, _ = markup.expand(markdown, _lang(config), url, file, config["figure_numbers"], nav_entry, _serving,
-                                size, first_line)
+        numbers = config["figure_numbers"]
+        # the figure files this build wrote: a page links only those (a frame that failed under serve has none)
+        written = hashlib.sha256("\n".join(sorted(u for u in (files.src_uris if files else ()) if u.startswith("figures/"))).encode())
+        text, _ = markup.kept_expansion(
+            (markdown, _lang(config), file, first_line, repr(numbers), nav_entry, _serving, page.url, written.hexdigest()),
+            lambda: markup.expand(markdown, _lang(config), url, file, numbers, nav_entry, _serving, size, first_line))
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
 

@@ -19,7 +19,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import linprog
 
 from .. import checks
 
@@ -46,6 +45,8 @@ def key_margin(keys, j: int) -> TopChoice:
     Maximise t subject to q . (k_j - k_i) >= t for every i != j. The box on q only fixes the scale
     (without it a positive t could be doubled forever); t > 0 exactly when k_j can win.
     """
+    from scipy.optimize import linprog  # scipy loads only when a margin is computed, not with the quantities
+
     keys = _keys(keys)
     n, d_k = keys.shape
     if not 0 <= j < n:
