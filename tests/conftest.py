@@ -34,7 +34,8 @@ def figure_cache(tmp_path_factory, request):
     folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
     math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (mha_ref.store),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
-    pages/ each page expanded (figures/site/markup.py),
+    pages/ each page expanded (figures/site/markup.py), decks/, flashcards/ and selfcheck/ the slide decks,
+    glossary cards and test vectors,
     each named by a digest of what makes it: MHA_FIGURE_CACHE's
     when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
     once and loaded by every later session of every clone. The tests of training itself
@@ -46,7 +47,8 @@ def figure_cache(tmp_path_factory, request):
     for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
                        ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
                        (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
-                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), (markup.PAGES, store.cache_folder(markup.PAGES))):
+                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), (markup.PAGES, store.cache_folder(markup.PAGES)),
+                       *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck"))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)
