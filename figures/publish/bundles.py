@@ -282,7 +282,7 @@ def _relative(d: bytes) -> bytes | None:
         i += n
         numbers = [_written(v - (x if k % 2 == 0 else y)) for k, v in enumerate(values)]
         letter = command.lower().decode()
-        out.append(("" if letter == last else letter) + " ".join(numbers) if letter != last else " " + " ".join(numbers))
+        out.append((" " if letter == last else letter) + " ".join(numbers))  # the same command again: implied
         last = "l" if letter == "m" else letter
         x, y = values[-2], values[-1]
         if command == b"M":
@@ -291,16 +291,16 @@ def _relative(d: bytes) -> bytes | None:
 
 
 _COMMAND = re.compile(rb" *([MLHVCSQTAZmlhvcsqtaz]) *")
-_USE = re.compile(rb"<(?:use|g)\b[^>]*>")
-_PLACE = re.compile(rb'(\sx="|\sy="|translate\()([^")]*)')  # where a <use> puts its glyph or marker, a <g> its text
+_PLACING = re.compile(rb"<(?:use|g)\b[^>]*>")  # a <use> places a glyph or a marker, a <g> a text
+_PLACE = re.compile(rb'(\sx="|\sy="|translate\()([^")]*)')
 _GLYPH_AT = re.compile(rb'(<use xlink:href="#[^"]*") transform="translate\(([^ )]+) ([^ )]+)\)"')
+# a glyph's outline as matplotlib names it: its font's name, then its character code in hexadecimal
+_GLYPH = re.compile(rb'<path id="([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)*)-([0-9a-f]+)" d=')
 
 
 def _glyph_at(m: re.Match) -> bytes:
     """A <use> moved by translate(x y) and nothing else says it with x and y (SVG adds them the same way)."""
     return m[1] + b' x="' + m[2] + b'"' + (b"" if m[3] == b"0" else b' y="' + m[3] + b'"')
-# a glyph's outline as matplotlib names it: its font's name, then its character code in hexadecimal
-_GLYPH = re.compile(rb'<path id="([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)*)-([0-9a-f]+)" d=')
 
 
 _AUTOMATIC_ID = re.compile(rb'<g id="([A-Za-z][A-Za-z0-9.]*_\d+)"(/?)>(\n?)')  # matplotlib's "text_3", "line2d_1"
@@ -335,7 +335,7 @@ def compact(svg: bytes) -> bytes:
     too (a glyph's place as x and y); a glyph's id with a short name for its font; groups without
     matplotlib's numbered ids. Only drawing attributes change, never a text: a title may hold "0.125"."""
     svg = _PATH_DATA.sub(lambda m: m[1] + _path_data(m[2]) + b'"', svg)
-    svg = _USE.sub(lambda u: _PLACE.sub(lambda m: m[1] + _DECIMAL.sub(_hundredths, m[2]), u[0]), svg)
+    svg = _PLACING.sub(lambda u: _PLACE.sub(lambda m: m[1] + _DECIMAL.sub(_hundredths, m[2]), u[0]), svg)
     svg = _GLYPH_AT.sub(_glyph_at, svg)
     return _INDENT.sub(b">\n<", _without_automatic_ids(_short_glyph_names(svg)))
 

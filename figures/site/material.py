@@ -99,8 +99,8 @@ def without_source_maps(site_dir: Path) -> int:
     its scripts and stylesheets that points at one; the number of files changed or removed (0 when a
     build already did)."""
     changed = 0
-    for folder in ("javascripts", "stylesheets"):
-        for code in sorted((site_dir / "assets" / folder).rglob(f"*.min.{'js' if folder == 'javascripts' else 'css'}")):
+    for folder, pattern in (("javascripts", "*.min.js"), ("stylesheets", "*.min.css")):
+        for code in sorted((site_dir / "assets" / folder).rglob(pattern)):
             text = code.read_text(encoding="utf-8")
             plain = SOURCE_MAP_LINK.sub("\n", text)
             if plain != text:
