@@ -30,19 +30,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the checkout's copier, shared with the test suite
 from checkout_copy import copy_checkout  # noqa: E402
 GEN_SCRIPT = "figures/site/gen_figures.py"
-# The floor's gen-files script: the figures of an earlier build, copied in as they are.
+# The floor's gen-files script: the figures of an earlier build, placed as they are (linked into the
+# site, as the build links what it takes from the cache: figures/site/linked.py).
 FLOOR_SCRIPT = '''
 import os
 from pathlib import Path
 
 import mkdocs_gen_files
 
-i18n = mkdocs_gen_files.config.plugins["i18n"]
+from figures.site import linked
+
+config = mkdocs_gen_files.config
+i18n = config.plugins["i18n"]
 lang = i18n.current_language
 src = Path(os.environ["BENCH_FIGURES"]) / ("figures" if lang == i18n.default_language else f"{lang}/figures")
-for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloads and zips
-    with mkdocs_gen_files.open(f"figures/{path.relative_to(src).as_posix()}", "wb") as f:
-        f.write(path.read_bytes())
+linked.start(config)
+for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloads and tables
+    linked.place(config, f"figures/{path.relative_to(src).as_posix()}", path)
 '''
 # Not ours: what the bare floor's configuration leaves out of mkdocs.yml (with everything indented under it)
 OURS = ("hooks:", "- gen-files:", "- mike:", "- offline:", "custom_dir:", "strict:")

@@ -15,7 +15,7 @@ import pytest
 
 import machine_cache
 from checkout_copy import copy_checkout
-from figures.engine.cache import ENV
+from figures.engine.cache import ENV, WHOLE
 from mha_ref import store
 from mha_ref.tiny import lm_heads, lm_train
 from figures.publish import bundles
@@ -35,7 +35,7 @@ def figure_cache(tmp_path_factory, request):
     math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (mha_ref.store),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
     pages/ each page expanded (figures/site/markup.py), decks/, flashcards/ and selfcheck/ the slide decks,
-    glossary cards and test vectors,
+    glossary cards and test vectors, whole/ the figure files the builds link into their sites,
     each named by a digest of what makes it: MHA_FIGURE_CACHE's
     when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
     once and loaded by every later session of every clone. The tests of training itself
@@ -48,7 +48,7 @@ def figure_cache(tmp_path_factory, request):
                        ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
                        (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
                        (bundles.TABLES, store.cache_folder(bundles.TABLES)), (markup.PAGES, store.cache_folder(markup.PAGES)),
-                       *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck"))):
+                       *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)

@@ -1,16 +1,18 @@
 """What a build keeps so that the next build does not do it again: each module's facts for the
-digests, the published files of a frame, a figure's data table, the training sentences' counts, and
-the modules a language build imported. Each is read back instead of made, and made again when what
+digests, the published files of a frame, a figure's data table, the training sentences' counts,
+the modules a language build imported, and the figure files the site links instead of writing. Each is read back instead of made, and made again when what
 it is made from changes."""
 
+import hashlib
 import logging
+import os
 import sys
 import types
 
 import pytest
 
 from figures.engine import registry
-from figures.engine.cache import FigureCache, from_env
+from figures.engine.cache import WHOLE, FigureCache, from_env
 from figures.engine.render import render_files
 from figures.publish import bundles
 from figures.publish.numbering import site_numbers
@@ -196,3 +198,70 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
     monkeypatch.setenv("MHA_DOWNLOADS", "0")
     assert code() not in (first,)
     markup._code.cache_clear()
+
+
+def test_a_file_kept_whole_is_named_by_its_bytes_and_written_again_when_damaged(tmp_path):
+    cache = FigureCache(tmp_path)
+    kept = cache.whole(b"<svg/>", ".svg")
+    assert kept.read_bytes() == b"<svg/>" and kept.name == hashlib.sha256(b"<svg/>").hexdigest() + ".svg"
+    inode = kept.stat().st_ino
+    assert cache.whole(b"<svg/>", ".svg") == kept and kept.stat().st_ino == inode  # found, not written again
+    kept.write_bytes(b"<svg")  # damaged in place
+    assert cache.whole(b"<svg/>", ".svg") == kept and kept.read_bytes() == b"<svg/>"
+    assert kept.stat().st_ino != inode  # a new file: a site linked to the old one keeps what it had
+    assert cache.whole(b"<svg></svg>", ".svg") != kept
+
+
+def test_a_file_kept_whole_is_none_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
+    monkeypatch.delenv(store.UNWRITABLE_ENV, raising=False)
+    store.cache_unwritable(tmp_path, None)
+    assert FigureCache(tmp_path).whole(b"<svg/>", ".svg") is None
+    assert not (tmp_path / WHOLE).exists()
+
+
+def _linked_file(tmp_path, kept):
+    from mkdocs.config import load_config
+    from figures.site import linked
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nsite_dir: site\n")
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    config.plugins._current_plugin = "hooks"  # as while MkDocs runs the hooks' on_files
+    files = []
+    linked.start(config)
+    linked.place(config, "figures/a.svg", kept)
+    (f,) = linked.add(files, config)
+    assert files == [f] and f.url == "figures/a.svg"
+    return f
+
+
+def test_a_placed_figure_file_reaches_the_site_as_a_link_to_the_kept_file(tmp_path):
+    kept = FigureCache(tmp_path / "cache").whole(b"<svg/>", ".svg")
+    f = _linked_file(tmp_path, kept)
+    f.copy_file()
+    out = tmp_path / "site" / "figures" / "a.svg"
+    assert out.read_bytes() == b"<svg/>" and out.stat().st_ino == kept.stat().st_ino
+    f.copy_file()  # a build into the same folder again (--dirty, serve)
+    assert out.stat().st_ino == kept.stat().st_ino
+
+
+def test_where_no_link_can_be_made_a_placed_file_is_copied(tmp_path, monkeypatch):
+    kept = FigureCache(tmp_path / "cache").whole(b"<svg/>", ".svg")
+    f = _linked_file(tmp_path, kept)
+
+    def cross_device(src, dst):
+        raise OSError(18, "Invalid cross-device link")
+    monkeypatch.setattr(os, "link", cross_device)
+    f.copy_file()
+    out = tmp_path / "site" / "figures" / "a.svg"
+    assert out.read_bytes() == b"<svg/>" and out.stat().st_ino != kept.stat().st_ino
+
+
+def test_every_figure_file_of_the_site_is_a_link_to_a_file_kept_whole(site):
+    whole = from_env().folder / WHOLE
+    kept = {(p.stat().st_dev, p.stat().st_ino): p for p in whole.iterdir() if not p.name.startswith(".")}
+    files = [p for folder in ("figures", "en/figures") for p in (site / folder).rglob("*") if p.is_file()]
+    assert len(files) > 500
+    for p in files:
+        source = kept.get((p.stat().st_dev, p.stat().st_ino))
+        assert source is not None, f"{p} is not a link to a file of {whole}"
+        assert source.name.startswith(hashlib.sha256(p.read_bytes()).hexdigest())

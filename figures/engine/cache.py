@@ -21,7 +21,8 @@ from mha_ref import store
 from .sources import Sources
 
 ENV = store.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it
-KEEP = 6000  # files kept after pruning: a build of both languages uses about 1,750
+KEEP = 9000  # files kept after pruning: a build of both languages uses about 3,000 (frames, published, whole)
+WHOLE = "whole"  # the folder of files kept as they are, for a build to link (FigureCache.whole)
 LAYOUT = "sha256-trailer"  # in every file's name: files of an earlier layout (no trailer) are never read
 CHECK = hashlib.sha256().digest_size  # the bytes of the trailer
 
@@ -108,6 +109,21 @@ class FigureCache:
         """Keep `data` at `path`, followed by its sha256 (what get() checks); whether it was kept:
         False once the cache cannot be written in this build."""
         return store.write_kept(path, lambda f: f.writelines((data, hashlib.sha256(data).digest())), self.folder)
+
+    def whole(self, data: bytes, suffix: str = "") -> Path | None:
+        """`data` kept as it is, with no digest after it, in a file named by its sha256 (`whole/`):
+        the site build links its files to these instead of writing each again (a new file costs far
+        more than a link on some disks). The name is the check: a kept file whose bytes are not
+        `data` (damaged since) is written again. None when the cache cannot be written."""
+        path = self.folder / WHOLE / f"{hashlib.sha256(data).hexdigest()}{suffix}"
+        try:
+            same = path.read_bytes() == data
+        except OSError:  # none kept yet (or unreadable: written again)
+            same = False
+        if same:
+            store.touch(path, self.folder)
+            return path
+        return path if store.write_kept(path, lambda f: f.write(data), self.folder) else None
 
     def prune(self, keep: int = KEEP) -> None:
         """Forget all but the `keep` most recently used files, and old temporary files left by a kill.

@@ -10,6 +10,7 @@ hooks set config["show_figure_failures"]) it becomes an error card (cards.py).
 """
 
 import logging
+from pathlib import Path
 
 import mkdocs_gen_files
 from mkdocs.exceptions import PluginError
@@ -19,7 +20,7 @@ from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, render_files
 from figures.kit.words import LANGS
 from figures.publish import bundles, decks
-from figures.site import cards
+from figures.site import cards, linked
 from figures.text.constructs import MarkupError
 from mha_ref import store
 
@@ -31,9 +32,16 @@ built = tuple(language.locale for language in i18n.config.languages if language.
 show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
 numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
+linked.start(config)
 
 
 def write(lang: str, path: str, data: bytes) -> None:
+    """A file of this language's figures/: kept whole in the cache and linked into the site
+    (linked.py), or without a cache that can be written, through gen-files."""
+    kept = None if cache is None else cache.whole(data, Path(path).suffix)
+    if kept is not None:
+        linked.place(config, f"figures/{path}", kept)
+        return
     with mkdocs_gen_files.open(f"figures/{path}", "wb") as f:
         f.write(data)
 

@@ -151,11 +151,13 @@ def on_pre_build(config):
 def on_files(files, config):
     """Generated figures are per language: in the en build they belong under en/.
 
-    static-i18n only localises files inside docs/, and gen-files writes elsewhere.
+    static-i18n only localises files inside docs/, and gen-files writes elsewhere. The figures'
+    files that the gen-files script placed from the cache (linked.py) are added here.
     """
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
+    figures = importlib.import_module("figures.site.linked").add(files, config)  # what gen-files' script placed
     files = _add_cards(files, config, lang, default)
     files = _add_selfcheck(files, config, lang, default)
     if lang == default:
@@ -163,6 +165,8 @@ def on_files(files, config):
     for f in files:
         if getattr(f, "generated_by", None) == "mkdocs-gen-files" and not f.is_documentation_page():
             _under(lang, f, config)
+    for f in figures:
+        _under(lang, f, config)
     return files
 
 
