@@ -19,7 +19,8 @@ from figures.engine.cache import ENV, WHOLE
 from mha_ref import store
 from mha_ref.tiny import lm_heads, lm_train
 from figures.publish import bundles
-from figures.site import markup, mathfont
+from figures.publish import expansions
+from figures.site import mathfont
 from serving import static_site
 from site_builds import BUILDS, Build, shared_builds
 
@@ -34,7 +35,7 @@ def figure_cache(tmp_path_factory, request):
     folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
     math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (mha_ref.store),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
-    pages/ each page expanded (figures/site/markup.py), decks/, flashcards/ and selfcheck/ the slide decks,
+    pages/ and captions/ each page and caption expanded (figures/publish/expansions.py), decks/, flashcards/ and selfcheck/ the slide decks,
     glossary cards and test vectors, whole/ the figure files the builds link into their sites,
     each named by a digest of what makes it: MHA_FIGURE_CACHE's
     when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
@@ -47,7 +48,7 @@ def figure_cache(tmp_path_factory, request):
     for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
                        ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
                        (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
-                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), (markup.PAGES, store.cache_folder(markup.PAGES)),
+                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), *((name, store.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
                        *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)

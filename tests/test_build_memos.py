@@ -164,7 +164,7 @@ def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkey
     assert markup.kept_expansion(page, make("<p>again</p>")) == ("<p>expanded</p>", ["peak-dip"])  # read back
     other = ("# A page, edited", *page[1:])
     assert markup.kept_expansion(other, make("<p>edited</p>"))[0] == "<p>edited</p>"
-    monkeypatch.setattr(markup, "_code", lambda: "other code")  # an edit to the code: made again
+    monkeypatch.setattr(markup.expansions, "code", lambda: "other code")  # an edit to the code: made again
     assert markup.kept_expansion(page, make("<p>new code</p>"))[0] == "<p>new code</p>"
     card = '<div class="mha-figure-error admonition failure" id="fig-x">'
     failing = ("# Failing", *page[1:])
@@ -173,17 +173,43 @@ def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkey
     assert made == ["<p>expanded</p>", "<p>edited</p>", "<p>new code</p>", card, "<p>drawn in time</p>"]
 
 
+def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_changes(tmp_path, monkeypatch):
+    from figures.publish import attribution, expansions
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    attribution._expanded.cache_clear()
+    caption = attribution.caption("peak-dip", "en")
+    assert "{{ value" in registry.get("peak-dip").CAPTION_EN and "{{ value" not in caption and len(list((tmp_path / expansions.CAPTIONS).glob("*.json"))) == 1
+
+    def refused(text):
+        raise AssertionError("expanded again")
+    monkeypatch.setattr(attribution, "expand_values", refused)
+    attribution._expanded.cache_clear()  # a new process
+    assert attribution.caption("peak-dip", "en") == caption  # read back
+    module = registry.get("peak-dip")
+    monkeypatch.setattr(module, "CAPTION_EN", module.CAPTION_EN + " One more sentence.")
+    with pytest.raises(AssertionError, match="expanded again"):
+        attribution.caption("peak-dip", "en")
+    monkeypatch.undo()
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(expansions, "code", lambda: "other code")  # an edit to the code
+    monkeypatch.setattr(attribution, "expand_values", refused)
+    attribution._expanded.cache_clear()
+    with pytest.raises(AssertionError, match="expanded again"):
+        attribution.caption("peak-dip", "en")
+    attribution._expanded.cache_clear()
+
+
 def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_path, monkeypatch):
-    from figures.site import markup
+    from figures.publish import expansions
     (tmp_path / "figures").mkdir()
     (tmp_path / "mha_ref").mkdir()
     (tmp_path / "mha_ref" / "__init__.py").write_text("")
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n")
-    monkeypatch.setattr(markup, "ROOT", tmp_path)
+    monkeypatch.setattr(expansions, "ROOT", tmp_path)
 
     def code() -> str:
-        markup._code.cache_clear()
-        return markup._code()
+        expansions.code.cache_clear()
+        return expansions.code()
     first = code()
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1  # a comment\n")
     assert code() == first
@@ -197,7 +223,7 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
     assert code() != first
     monkeypatch.setenv("MHA_DOWNLOADS", "0")
     assert code() not in (first,)
-    markup._code.cache_clear()
+    expansions.code.cache_clear()
 
 
 def test_a_file_kept_whole_is_named_by_its_bytes_and_written_again_when_damaged(tmp_path):

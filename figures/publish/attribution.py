@@ -16,6 +16,8 @@ from ..engine import registry
 from ..engine.render import Frame
 from ..kit.words import FIGURE_LABEL, LANGS
 from ..text.constructs import expand_values, first_sentence, plain, python_constant
+from . import expansions
+from .expansions import CAPTIONS
 from .identity import IDENTITY, licence_name
 
 
@@ -59,11 +61,15 @@ def caption(fig_id: str, lang: str, where: str = "") -> str:
 
 @lru_cache(maxsize=None)  # every frame's file carries its caption; serve re-imports this module after an edit
 def _expanded(text: str, module_file: str | None, name: str, fig_id: str, lang: str, where: str) -> str:
+    """The caption expanded, kept on disk (expansions.py: captions/) under its text and the code's
+    digest: a build in which neither changed computes none of its numbers."""
     path = Path(module_file).resolve() if module_file else None
     file = registry.module_name(fig_id) if path is None else \
         path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
     what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
-    return expand_values(python_constant(text, path, name, file, what)).text
+    return expansions.kept(CAPTIONS, (text, file, name, fig_id, lang, where),
+                           lambda: expand_values(python_constant(text, path, name, file, what)).text,
+                           "an expanded caption")
 
 
 def _first_sentence(text: str) -> str:

@@ -8,28 +8,16 @@ page's file and line; a code fence never closed is one.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import re
 from collections.abc import Callable
-from functools import lru_cache
-from importlib import metadata
-from pathlib import Path
-
-from mha_ref import store
 
 from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError, expand_media,
                                expand_values, outside_code, unclosed_fence)
 from .figure_block import figure_html
 from .gallery import gallery_markdown
 from .tables import references_markdown, table_markdown
-from ..engine.sources import environment
-from ..publish.identity import IDENTITY
-
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = "pages"  # the figure cache's folder of expanded pages (kept_expansion)
-NOT_KEYED = ("MHA_FIGURE_CACHE", "MHA_TEST_CACHE", "MHA_CACHE_UNWRITABLE")  # where things are kept, not what
+from ..publish import expansions
+from ..publish.expansions import PAGES
 
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
@@ -83,41 +71,11 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     return source.text, placed
 
 
-@lru_cache(maxsize=1)  # once per process: `mkdocs serve` re-imports this module after an edit
-def _code() -> str:
-    """A digest of everything an expansion reads besides its page: the code of figures/ and mha_ref/
-    (each module's syntax tree, as the figure digests count it: comments and docstrings do not count,
-    and the line each function starts on, which the figures' source links name),
-    the libraries and fonts (engine/sources.py, environment, and scipy's version), the site's identity
-    and the MHA_* switches."""
-    reach = store.CodeReach(ROOT, whole=("figures", "mha_ref"))
-    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
-    for package in ("figures", "mha_ref"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-            module = reach.module(name)
-            # with where each function starts: a page links it by its line (publish/provenance.py)
-            facts = None if module is None else (module.digests["*"], sorted(module.defs.items()))
-            h.update(f"{name}:{facts}\n".encode())
-    h.update(repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("MHA_") and k not in NOT_KEYED)).encode())
-    return h.hexdigest()
-
-
 def kept_expansion(page: tuple, make: Callable[[], tuple[str, list[str]]]) -> tuple[str, list[str]]:
-    """make() (an expand() of a page), kept in the figure cache's pages/ under a digest of `page` (the
-    page's Markdown and every other argument expand() is given, as text) and of _code(): a build in
-    which neither the page nor the code changed reads it. An expansion holding an error card (a
-    figure that failed under `mkdocs serve`, perhaps only for want of time) is not kept."""
-    folder = store.cache_folder(PAGES)
-    if folder is None:
-        return make()
-    path = folder / f"{hashlib.sha256(repr((_code(), page)).encode()).hexdigest()}.json"
-
-    def write(value: tuple[str, list[str]], path: Path) -> bool:
-        if 'class="mha-figure-error' in value[0]:
-            return False
-        return store.write_kept(path, json.dumps(value, ensure_ascii=False).encode("utf-8"), path.parent)
-
-    text, placed = store.kept_or_made(path, lambda p: tuple(json.loads(p.read_text(encoding="utf-8"))), make, write,
-                                      "an expanded page")
+    """make() (an expand() of a page), kept in the figure cache's pages/ (publish/expansions.py) under
+    a digest of `page` (the page's Markdown and every other argument expand() is given, as text): a
+    build in which neither the page nor the code changed reads it. An expansion holding an error card
+    (a figure that failed under `mkdocs serve`, perhaps only for want of time) is not kept."""
+    text, placed = expansions.kept(PAGES, page, make, "an expanded page",
+                                   keep=lambda value: 'class="mha-figure-error' not in value[0])
     return text, list(placed)

@@ -1,0 +1,60 @@
+"""Text expanded once and kept: a page's constructs (figures/site/markup.py) and a figure's caption
+with its numbers filled in (attribution.py), each kept in the figure cache under a digest of its text
+and of everything an expansion reads besides (code()): a build in which neither changed reads what
+an earlier build expanded instead of computing the numbers again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from mha_ref import store
+
+from ..engine.sources import environment
+from .identity import IDENTITY
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES, CAPTIONS = "pages", "captions"  # the figure cache's folders of expanded pages and captions
+NOT_KEYED = ("MHA_FIGURE_CACHE", "MHA_TEST_CACHE", "MHA_CACHE_UNWRITABLE")  # where things are kept, not what
+
+
+@lru_cache(maxsize=1)  # once per process: `mkdocs serve` re-imports this module after an edit
+def code() -> str:
+    """A digest of everything an expansion reads besides its text: the code of figures/ and mha_ref/
+    (each module's syntax tree, as the figure digests count it: comments and docstrings do not count,
+    and the line each function starts on, which the figures' source links name),
+    the libraries and fonts (engine/sources.py, environment, and scipy's version), the site's identity
+    and the MHA_* switches."""
+    reach = store.CodeReach(ROOT, whole=("figures", "mha_ref"))
+    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
+    for package in ("figures", "mha_ref"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            module = reach.module(name)
+            # with where each function starts: a page links it by its line (publish/provenance.py)
+            facts = None if module is None else (module.digests["*"], sorted(module.defs.items()))
+            h.update(f"{name}:{facts}\n".encode())
+    h.update(repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("MHA_") and k not in NOT_KEYED)).encode())
+    return h.hexdigest()
+
+
+def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
+         keep: Callable[[Any], bool] = lambda value: True) -> Any:
+    """make() (JSON: text, lists), kept in the figure cache's `folder` under a digest of `key` (the
+    text and every other argument the expansion is given, as text) and of code(); a value for which
+    keep(value) is false is made, not kept. Read back as JSON gives it: lists for tuples."""
+    where = store.cache_folder(folder)
+    if where is None:
+        return make()
+    path = where / f"{hashlib.sha256(repr((code(), key)).encode()).hexdigest()}.json"
+
+    def write(value, path: Path) -> bool:
+        return keep(value) and store.write_kept(path, json.dumps(value, ensure_ascii=False).encode("utf-8"), path.parent)
+
+    return store.kept_or_made(path, lambda p: json.loads(p.read_text(encoding="utf-8")), make, write, what)
