@@ -164,7 +164,7 @@ def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkey
     assert markup.kept_expansion(page, make("<p>again</p>")) == ("<p>expanded</p>", ["peak-dip"])  # read back
     other = ("# A page, edited", *page[1:])
     assert markup.kept_expansion(other, make("<p>edited</p>"))[0] == "<p>edited</p>"
-    monkeypatch.setattr(markup.expansions, "code", lambda: "other code")  # an edit to the code: made again
+    monkeypatch.setattr(markup.expansions, "code", lambda figures=(): "other code")  # an edit to the code: made again
     assert markup.kept_expansion(page, make("<p>new code</p>"))[0] == "<p>new code</p>"
     card = '<div class="mha-figure-error admonition failure" id="fig-x">'
     failing = ("# Failing", *page[1:])
@@ -191,7 +191,7 @@ def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_cha
         attribution.caption("peak-dip", "en")
     monkeypatch.undo()
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(expansions, "code", lambda: "other code")  # an edit to the code
+    monkeypatch.setattr(expansions, "code", lambda figures=(): "other code")  # an edit to the code
     monkeypatch.setattr(attribution, "expand_values", refused)
     attribution._expanded.cache_clear()
     with pytest.raises(AssertionError, match="expanded again"):
@@ -201,15 +201,17 @@ def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_cha
 
 def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_path, monkeypatch):
     from figures.publish import expansions
-    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "gallery").mkdir(parents=True)
+    (tmp_path / "figures" / "gallery" / "peak_dip.py").write_text("CAPTION_EN = 'a'\n")
     (tmp_path / "mha_ref").mkdir()
     (tmp_path / "mha_ref" / "__init__.py").write_text("")
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n")
     monkeypatch.setattr(expansions, "ROOT", tmp_path)
 
-    def code() -> str:
+    def code(figures=()) -> str:
+        expansions._facts.cache_clear()
         expansions.code.cache_clear()
-        return expansions.code()
+        return expansions.code(figures)
     first = code()
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1  # a comment\n")
     assert code() == first
@@ -220,10 +222,41 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
     assert code() != with_f
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1\n")
     (tmp_path / "mha_ref" / "a.py").write_text("X = 2\n")
-    assert code() != first
+    second, of_peak_dip, of_another = code(), code(("peak-dip",)), code(("blend-rows",))
+    assert second != first
+    # a figure's own module counts only for what names that figure
+    (tmp_path / "figures" / "gallery" / "peak_dip.py").write_text("CAPTION_EN = 'b'\n")
+    assert code() == second and code(("blend-rows",)) == of_another and code(("peak-dip",)) != of_peak_dip
     monkeypatch.setenv("MHA_DOWNLOADS", "0")
-    assert code() not in (first,)
+    assert code() not in (first, second)
+    expansions._facts.cache_clear()
     expansions.code.cache_clear()
+
+
+def test_a_page_is_expanded_again_when_a_figure_it_places_is_edited_and_only_then(tmp_path, monkeypatch):
+    from figures.publish import expansions
+    from figures.site import markup
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(expansions, "code", lambda figures=(): f"code of {figures}")
+    made = []
+
+    def expand(text):
+        def make():
+            made.append(text)
+            return text, []
+        return make
+    page = ("{{ figure peak-dip }}\n", "en", "docs/a.en.md", 1, "{}", "a.md", False, "a/", "files")
+    gallery = ("{{ gallery }}\n", *page[1:])
+    markup.kept_expansion(page, expand("page"))
+    markup.kept_expansion(gallery, expand("gallery"))
+    monkeypatch.setattr(expansions, "code", lambda figures=(): f"code of {figures}" + " edited" * ("peak-dip" in figures))
+    markup.kept_expansion(page, expand("page again"))
+    markup.kept_expansion(gallery, expand("gallery again"))
+    other = ("{{ figure blend-rows }}\n", *page[1:])
+    markup.kept_expansion(other, expand("other"))
+    monkeypatch.setattr(expansions, "code", lambda figures=(): f"code of {figures}" + " edited" * ("peak-dip" in figures) * 2)
+    markup.kept_expansion(other, expand("other again"))  # peak-dip edited: a page without it is read back
+    assert made == ["page", "gallery", "page again", "gallery again", "other"]
 
 
 def test_a_file_kept_whole_is_named_by_its_bytes_and_written_again_when_damaged(tmp_path):
@@ -291,3 +324,41 @@ def test_every_figure_file_of_the_site_is_a_link_to_a_file_kept_whole(site):
         source = kept.get((p.stat().st_dev, p.stat().st_ino))
         assert source is not None, f"{p} is not a link to a file of {whole}"
         assert source.name.startswith(hashlib.sha256(p.read_bytes()).hexdigest())
+
+
+def test_a_pages_finished_html_and_description_are_kept(tmp_path, monkeypatch):
+    from figures.site import mathml
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    config = types.SimpleNamespace(plugins={"i18n": types.SimpleNamespace(current_language="en")})
+
+    def page():
+        return types.SimpleNamespace(meta={}, file=types.SimpleNamespace(src_uri="a.en.md"), toc=[])
+    html = '<p>A page that adds. It adds two numbers, <span class="arithmatex">\\(a+b\\)</span>, and no more.</p>'
+    first = page()
+    out = hooks.on_page_content(html, first, config, None)
+    assert "<math" in out and "arithmatex" not in out and first.meta["description"]
+
+    def refused(*args):
+        raise AssertionError("finished again")
+    monkeypatch.setattr(mathml, "to_mathml", refused)
+    again = page()
+    assert hooks.on_page_content(html, again, config, None) == out and again.meta == first.meta  # read back
+    with pytest.raises(AssertionError, match="finished again"):
+        hooks.on_page_content(html + "<p>Edited.</p>", page(), config, None)
+    described = page()
+    described.meta["description"] = "its own"  # the page's front matter: not written over, a key of its own
+    with pytest.raises(AssertionError, match="finished again"):
+        hooks.on_page_content(html, described, config, None)
+
+
+def test_a_slides_heading_is_set_once_and_kept_with_the_captions(tmp_path, monkeypatch):
+    from figures.publish import decks
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    numbers = site_numbers()
+    first = decks.page_decks(numbers, "zh", lambda frame: b"%PDF-")
+
+    def refused(text):
+        raise AssertionError("set again")
+    monkeypatch.setattr(decks, "slide_text", refused)
+    assert decks.page_decks(numbers, "zh", lambda frame: b"%PDF-") == first
+    assert any("$" in s.heading for deck in first.values() for s in deck.slides)  # maths, as mathtext sets it

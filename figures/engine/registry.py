@@ -16,10 +16,11 @@ from . import pool
 from ..gallery import ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = "figures.gallery"  # the figures' own modules, one per figure
 
 
 def module_name(fig_id: str) -> str:
-    return f"figures.gallery.{fig_id.replace('-', '_')}"
+    return f"{PACKAGE}.{fig_id.replace('-', '_')}"
 
 
 class FigureError(RuntimeError):

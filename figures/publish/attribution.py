@@ -69,7 +69,7 @@ def _expanded(text: str, module_file: str | None, name: str, fig_id: str, lang: 
     what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
     return expansions.kept(CAPTIONS, (text, file, name, fig_id, lang, where),
                            lambda: expand_values(python_constant(text, path, name, file, what)).text,
-                           "an expanded caption")
+                           "an expanded caption", figures=(fig_id,))
 
 
 def _first_sentence(text: str) -> str:

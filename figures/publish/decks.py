@@ -43,7 +43,9 @@ from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
 from ..text.constructs import expand_media, first_sentence, plain, unmarked
+from . import expansions
 from .attribution import caption, credit_line, frame_words, page_url
+from .expansions import CAPTIONS
 from .identity import IDENTITY, licence_name
 
 PAGE_W, PAGE_H = 1920, 1080  # pt: one unit per pixel of a 1080p screen
@@ -113,7 +115,9 @@ def _slides(placed: list, numbers: dict, lang: str, pdf_of) -> tuple[Slide, ...]
     for _, fig_id in sorted(placed):
         n = numbers[fig_id]
         words = caption(fig_id, lang)
-        heading = f"{FIGURE_LABEL[lang].format(n.number)} {first_sentence(slide_text(words))}"
+        # kept beside the captions: setting its maths with mathtext, for a build, is the costly part
+        heading = f"{FIGURE_LABEL[lang].format(n.number)} " + expansions.kept(
+            CAPTIONS, ("slide heading", words), lambda: first_sentence(slide_text(words)), "a slide's heading")
         notes, credit = plain(words, media="print"), credit_line(fig_id, lang, n)
         for frame in frames(fig_id):
             data = pdf_of(frame)

@@ -16,6 +16,7 @@ from typing import Any
 
 from mha_ref import store
 
+from ..engine import registry
 from ..engine.sources import environment
 from .identity import IDENTITY
 
@@ -25,34 +26,46 @@ NOT_KEYED = ("MHA_FIGURE_CACHE", "MHA_TEST_CACHE", "MHA_CACHE_UNWRITABLE")  # wh
 
 
 @lru_cache(maxsize=1)  # once per process: `mkdocs serve` re-imports this module after an edit
-def code() -> str:
-    """A digest of everything an expansion reads besides its text: the code of figures/ and mha_ref/
-    (each module's syntax tree, as the figure digests count it: comments and docstrings do not count,
-    and the line each function starts on, which the figures' source links name),
-    the libraries and fonts (engine/sources.py, environment, and scipy's version), the site's identity
-    and the MHA_* switches."""
+def _facts() -> dict[str, str]:
+    """Each module of figures/ and mha_ref/ as code() counts it: its syntax tree's digest (comments
+    and docstrings do not count, as in the figure digests) and the line each function starts on,
+    which the figures' source links name."""
     reach = store.CodeReach(ROOT, whole=("figures", "mha_ref"))
-    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
+    facts = {}
     for package in ("figures", "mha_ref"):
         for path in sorted((ROOT / package).rglob("*.py")):
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
             module = reach.module(name)
             # with where each function starts: a page links it by its line (publish/provenance.py)
-            facts = None if module is None else (module.digests["*"], sorted(module.defs.items()))
+            facts[name] = str(None if module is None else (module.digests["*"], sorted(module.defs.items())))
+    return facts
+
+
+@lru_cache(maxsize=None)
+def code(fig_ids: tuple[str, ...] = ()) -> str:
+    """A digest of everything an expansion reads besides its text: the code of figures/ and mha_ref/,
+    of the figures' own modules (figures/gallery/) only those of `fig_ids`, the figures it names
+    (an edit to one figure expands again only what names it); the libraries and fonts
+    (engine/sources.py, environment, and scipy's version), the site's identity and the MHA_* switches."""
+    named = {registry.module_name(f) for f in fig_ids}
+    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
+    for name, facts in _facts().items():
+        if not name.startswith(f"{registry.PACKAGE}.") or name in named:
             h.update(f"{name}:{facts}\n".encode())
     h.update(repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("MHA_") and k not in NOT_KEYED)).encode())
     return h.hexdigest()
 
 
 def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
-         keep: Callable[[Any], bool] = lambda value: True) -> Any:
+         keep: Callable[[Any], bool] = lambda value: True, figures: tuple[str, ...] = ()) -> Any:
     """make() (JSON: text, lists), kept in the figure cache's `folder` under a digest of `key` (the
-    text and every other argument the expansion is given, as text) and of code(); a value for which
-    keep(value) is false is made, not kept. Read back as JSON gives it: lists for tuples."""
+    text and every other argument the expansion is given, as text) and of code(figures), `figures`
+    being the ids of the figures whose modules it reads; a value for which keep(value) is false is
+    made, not kept. Read back as JSON gives it: lists for tuples."""
     where = store.cache_folder(folder)
     if where is None:
         return make()
-    path = where / f"{hashlib.sha256(repr((code(), key)).encode()).hexdigest()}.json"
+    path = where / f"{hashlib.sha256(repr((code(tuple(sorted(figures))), key)).encode()).hexdigest()}.json"
 
     def write(value, path: Path) -> bool:
         return keep(value) and store.write_kept(path, json.dumps(value, ensure_ascii=False).encode("utf-8"), path.parent)

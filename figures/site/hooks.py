@@ -275,19 +275,30 @@ PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English
 
 
 def on_page_content(html, page, config, files):
-    if not page.meta.get("description"):  # Material's <meta name="description">; else the site's, on every page
-        text = importlib.import_module("figures.site.description").page_description(html, _lang(config))
-        page.meta["description"] = escape(text)  # Material prints it as it is, in an attribute
+    """The page's HTML finished (its maths as MathML, ...) and its description; kept with the
+    expanded pages (publish/expansions.py), under the HTML Markdown made and the code's digest."""
+    lang, described = _lang(config), bool(page.meta.get("description"))
+    expansions = importlib.import_module("figures.publish.expansions")
     mathml = importlib.import_module("figures.site.mathml")
-    try:
-        html = mathml.to_mathml(html, page.file.src_uri)
-    except ValueError as e:
-        raise PluginError(str(e)) from e
+
+    def finished() -> tuple[str, str | None]:
+        # Material's <meta name="description">; else the site's, on every page
+        text = None if described else importlib.import_module("figures.site.description").page_description(html, lang)
+        try:
+            out = mathml.to_mathml(html, page.file.src_uri)
+        except ValueError as e:
+            raise PluginError(str(e)) from e
+        out = importlib.import_module("figures.site.answers").with_print_switch(out, lang)
+        out = importlib.import_module("figures.site.urls").with_breakable_urls(out)
+        title = PERMALINK_TITLE.get(lang)
+        return (out.replace('title="Permanent link"', f'title="{title}"') if title else out), text
+
+    out, text = expansions.kept(expansions.PAGES, ("page content", html, lang, page.file.src_uri, described),
+                                finished, "a page's finished HTML")
+    if text is not None:
+        page.meta["description"] = escape(text)  # Material prints it as it is, in an attribute
     mathml.plain_toc(page.toc)
-    html = importlib.import_module("figures.site.answers").with_print_switch(html, _lang(config))
-    html = importlib.import_module("figures.site.urls").with_breakable_urls(html)
-    title = PERMALINK_TITLE.get(_lang(config))
-    return html.replace('title="Permanent link"', f'title="{title}"') if title else html
+    return out
 
 
 def on_page_context(context, page, config, nav):

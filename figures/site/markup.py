@@ -16,6 +16,7 @@ from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Loc
 from .figure_block import figure_html
 from .gallery import gallery_markdown
 from .tables import references_markdown, table_markdown
+from ..engine import registry
 from ..publish import expansions
 from ..publish.expansions import PAGES
 
@@ -73,9 +74,11 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
 
 def kept_expansion(page: tuple, make: Callable[[], tuple[str, list[str]]]) -> tuple[str, list[str]]:
     """make() (an expand() of a page), kept in the figure cache's pages/ (publish/expansions.py) under
-    a digest of `page` (the page's Markdown and every other argument expand() is given, as text): a
-    build in which neither the page nor the code changed reads it. An expansion holding an error card
+    a digest of `page` (the page's Markdown and every other argument expand() is given, as text) and
+    of the code, of the figures' own modules only those the page places (the gallery: all): a build
+    in which neither the page nor that code changed reads it. An expansion holding an error card
     (a figure that failed under `mkdocs serve`, perhaps only for want of time) is not kept."""
-    text, placed = expansions.kept(PAGES, page, make, "an expanded page",
+    named = registry.ORDER if GALLERY.search(page[0]) else sorted({m["id"] for m in FIGURE.finditer(page[0])})
+    text, placed = expansions.kept(PAGES, page, make, "an expanded page", figures=tuple(named),
                                    keep=lambda value: 'class="mha-figure-error' not in value[0])
     return text, list(placed)
