@@ -85,6 +85,7 @@ def build(repo: Path, config: str = "mkdocs.yml", strict: bool = True, **env: st
     which other work on the machine does not inflate), and the frames it drew (None: not reported)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_FIGURE_CACHE=str(repo / ".cache" / "figures"),
                TMPDIR=str(repo.parent / "tmp"), **env)  # mkdocs' temporary folders go with ours, even if it is killed
+    os.sync()  # what the case before wrote reaches the disk first: no case pays for another's writing
     start, cpu = time.perf_counter(), _children_cpu()
     # a session of its own, so that a stopped bench ends the build with every process under it
     # (drawing workers, the training) before it removes the folder they write into

@@ -209,8 +209,8 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
     monkeypatch.setattr(expansions, "ROOT", tmp_path)
 
     def code(figures=()) -> str:
-        expansions._facts.cache_clear()
-        expansions.code.cache_clear()
+        for memo in (expansions._facts, expansions._shared, expansions.code):
+            memo.cache_clear()
         return expansions.code(figures)
     first = code()
     (tmp_path / "mha_ref" / "a.py").write_text("X = 1  # a comment\n")
@@ -229,8 +229,8 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
     assert code() == second and code(("blend-rows",)) == of_another and code(("peak-dip",)) != of_peak_dip
     monkeypatch.setenv("MHA_DOWNLOADS", "0")
     assert code() not in (first, second)
-    expansions._facts.cache_clear()
-    expansions.code.cache_clear()
+    for memo in (expansions._facts, expansions._shared, expansions.code):
+        memo.cache_clear()
 
 
 def test_a_page_is_expanded_again_when_a_figure_it_places_is_edited_and_only_then(tmp_path, monkeypatch):

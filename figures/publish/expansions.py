@@ -41,17 +41,27 @@ def _facts() -> dict[str, str]:
     return facts
 
 
+@lru_cache(maxsize=1)
+def _shared() -> str:
+    """code()'s part that no figure's own module is in: the libraries and fonts, the identity, and
+    every module but the figures' own."""
+    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
+    for name, facts in _facts().items():
+        if not name.startswith(f"{registry.PACKAGE}."):
+            h.update(f"{name}:{facts}\n".encode())
+    return h.hexdigest()
+
+
 @lru_cache(maxsize=None)
 def code(fig_ids: tuple[str, ...] = ()) -> str:
     """A digest of everything an expansion reads besides its text: the code of figures/ and mha_ref/,
     of the figures' own modules (figures/gallery/) only those of `fig_ids`, the figures it names
     (an edit to one figure expands again only what names it); the libraries and fonts
     (engine/sources.py, environment, and scipy's version), the site's identity and the MHA_* switches."""
-    named = {registry.module_name(f) for f in fig_ids}
-    h = hashlib.sha256(f"{environment()} scipy {metadata.version('scipy')} {IDENTITY!r}\n".encode())
-    for name, facts in _facts().items():
-        if not name.startswith(f"{registry.PACKAGE}.") or name in named:
-            h.update(f"{name}:{facts}\n".encode())
+    facts = _facts()
+    h = hashlib.sha256(_shared().encode())
+    for name in sorted({registry.module_name(f) for f in fig_ids}):
+        h.update(f"{name}:{facts.get(name)}\n".encode())
     h.update(repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("MHA_") and k not in NOT_KEYED)).encode())
     return h.hexdigest()
 
