@@ -44,7 +44,7 @@ def figure_cache(tmp_path_factory, request):
     # MHA_FIGURE_CACHE's trained-lm/ and lm-heads/ (the masked language model's seeds) when it names
     # a folder; otherwise the machine's, shared by clones
     named = os.environ.get(ENV, "").strip() and not store.switched_off(ENV)
-    folder = tmp_path_factory.mktemp("figure-cache")
+    folder, shared = tmp_path_factory.mktemp("figure-cache"), []
     for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
                        ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
                        (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
@@ -53,15 +53,18 @@ def figure_cache(tmp_path_factory, request):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)
+        shared += [] if named else [kept]
     os.environ[ENV] = str(folder)
     formats = request.config.stash.get(CHECK_FORMATS, None)
-    if formats is None or os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
-        yield
-        return
-    from frame_checks import Checking
-    checking = request.config.stash[CHECKING] = Checking(formats)  # draws while the first tests run
+    checking = None
+    if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
+        from frame_checks import Checking
+        checking = request.config.stash[CHECKING] = Checking(formats)  # draws while the first tests run
     yield
-    checking.cancel()
+    if checking is not None:
+        checking.cancel()
+    for kept in shared:  # the session's builds do not prune the machine's folders: they are kept bounded here
+        machine_cache.prune(kept)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ $XDG_CACHE_HOME/mha-explained-tests (~/.cache/mha-explained-tests)."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 ENV = "MHA_TEST_CACHE"
@@ -18,3 +19,21 @@ def folder() -> Path:
         return Path(value)
     base = os.environ.get("XDG_CACHE_HOME", "").strip()
     return (Path(base) if base else Path.home() / ".cache") / "mha-explained-tests"
+
+
+KEEP_EACH = 6000  # files each shared folder keeps: a session's three builds write about 3,000 into whole/
+SETTLED = 3600  # seconds: a file used or written more recently may belong to a session running beside
+
+
+def prune(folder: Path, keep: int = KEEP_EACH, settled: float = SETTLED) -> None:
+    """Forget all but the `keep` most recently written or used files of one of the machine's shared
+    folders (the figure caches of sessions link them, and do not prune them: figures/engine/cache.py),
+    never one used or written in the last `settled` seconds."""
+    try:
+        files = sorted(((p.stat().st_mtime, p) for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")),
+                       reverse=True)
+        for mtime, p in files[keep:]:
+            if mtime < time.time() - settled:
+                p.unlink(missing_ok=True)
+    except OSError:  # a folder another session prunes at the same time, or cannot be written: no matter
+        pass

@@ -132,6 +132,36 @@ def test_prune_keeps_the_most_recently_used(tmp_path):
     assert sorted(p for p in paths if p.exists()) == sorted([paths[0], paths[4]])
 
 
+def test_prune_leaves_a_folder_linked_in_from_elsewhere_to_its_owner(tmp_path):
+    # the suite links the machine's folders (published/, whole/, ...) into each session's cache: a
+    # build in the session that pruned them counted them against its own frames and dropped those
+    shared = tmp_path / "machine" / "whole"
+    shared.mkdir(parents=True)
+    (shared / "kept.svg").write_bytes(b"x")
+    os.utime(shared / "kept.svg", (0, 0))
+    cache = FigureCache(tmp_path / "session")
+    paths = [cache.path(str(i), "en", None, "svg") for i in range(3)]
+    for i, path in enumerate(paths):
+        cache.put(path, b"x")
+        os.utime(path, (i + 1, i + 1))
+    (tmp_path / "session" / "whole").symlink_to(shared, target_is_directory=True)
+    cache = FigureCache(tmp_path / "session")
+    cache.prune(keep=2)
+    assert (shared / "kept.svg").exists() and [p.exists() for p in paths] == [False, True, True]
+
+
+def test_the_machines_shared_folders_keep_the_most_recent_files_and_any_a_session_may_be_using(tmp_path):
+    import machine_cache
+    for i in range(5):
+        (tmp_path / f"{i}.json").write_text("x")
+        os.utime(tmp_path / f"{i}.json", (i, i))
+    (tmp_path / "now.json").write_text("x")  # written by a session running beside
+    machine_cache.prune(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["4.json", "now.json"]
+    machine_cache.prune(tmp_path, keep=0)
+    assert [p.name for p in tmp_path.iterdir()] == ["now.json"]
+
+
 def test_prune_never_forgets_what_this_build_used(tmp_path):
     # a build that uses more files than the cache keeps (a build of both languages used 1,750 of
     # 2,000): its own frames stay, and only files from before it go

@@ -126,12 +126,14 @@ class FigureCache:
         return path if store.write_kept(path, lambda f: f.write(data), self.folder) else None
 
     def prune(self, keep: int = KEEP) -> None:
-        """Forget all but the `keep` most recently used files, and old temporary files left by a kill.
+        """Forget all but the `keep` most recently used files, and old temporary files left by a kill
+        (in the folders of this cache: not in one linked here from elsewhere).
         A file this cache has used or written is never forgotten: a build larger than `keep` would
         otherwise evict its own frames and draw them again next time."""
         if not self.folder.is_dir() or not store.cache_writable(self.folder):
             return
-        files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file()]
+        # a folder linked in from elsewhere (the test suite shares some across sessions) is its owner's to prune
+        files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file() and not p.parent.is_symlink()]
         # temporary files an hour old: left by a kill, not written by a build running now
         stale = [p for p, mtime in files if p.name.startswith(".tmp-") and mtime < time.time() - 3600]
         files = sorted((f for f in files if not f[0].name.startswith(".tmp-")), key=lambda f: f[1])
