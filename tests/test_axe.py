@@ -1,6 +1,7 @@
 """No axe-core violation (minor, moderate, serious or critical) on any page, in both languages: on a desktop
-in the light scheme, and on a phone (its own layout: the drawer, the narrow figures) in both. A module of its own: the
-longest browser check, run beside the others when the suite runs in several processes.
+in the light scheme, and on a phone (its own layout: the drawer, the narrow figures) in both. A module of its own, a
+class per language: the longest browser check, its two halves run beside the others when the suite runs in several
+processes (pytest-xdist's loadscope hands out each class as a whole).
 Skipped without chromium or Playwright, except under CI, where that fails."""
 
 import os
@@ -29,29 +30,36 @@ AXE_CONFIGS = [(1280, "light"), (390, "light"), (390, "dark")]
 IMPACTS = ["minor", "moderate", "serious", "critical"]  # every one: a header read as empty is "minor"
 
 
-@pytest.fixture(scope="module")
-def axe_found(browser, served, axe_source):
-    """Every page's axe violations in each configuration: a tab per
+@pytest.fixture(scope="class")
+def axe_found(request, browser, served, axe_source):
+    """Every page's axe violations in each configuration, in the class's language: a tab per
     configuration, the tabs loading each page and running axe side by side (tests/side_by_side.py)."""
+    lang = request.cls.LANG
     tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s}
                                 for w, s in AXE_CONFIGS})
     found = {config: [] for config in AXE_CONFIGS}
-    for lang in ("zh", "en"):
-        for path in PAGES + (["404.html"] if lang == "zh" else []):
-            tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
-            for tab in tabs.tabs.values():
-                tab.add_script_tag(content=axe_source)
-            for config, violations in tabs.evaluate("""async (IMPACTS) =>
-                (await axe.run(document, {resultTypes: ['violations']})).violations
-                .filter(v => IMPACTS.includes(v.impact))
-                .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""",
-                                                   IMPACTS).items():
-                found[config] += [f"{LANG_ROOT[lang] + path}: {v}" for v in violations]
+    for path in PAGES + (["404.html"] if lang == "zh" else []):
+        tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
+        for tab in tabs.tabs.values():
+            tab.add_script_tag(content=axe_source)
+        for config, violations in tabs.evaluate("""async (IMPACTS) =>
+            (await axe.run(document, {resultTypes: ['violations']})).violations
+            .filter(v => IMPACTS.includes(v.impact))
+            .map(v => `${v.id} (${v.impact}) ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)""",
+                                               IMPACTS).items():
+            found[config] += [f"{LANG_ROOT[lang] + path}: {v}" for v in violations]
     tabs.close()
     return found
 
 
-@pytest.mark.parametrize("width, scheme", AXE_CONFIGS)
-def test_axe_finds_no_violation_on_any_page(axe_found, width, scheme):
-    found = axe_found[width, scheme]
-    assert found == [], "\n".join(found[:20])
+class TestChinesePages:
+    LANG = "zh"
+
+    @pytest.mark.parametrize("width, scheme", AXE_CONFIGS)
+    def test_axe_finds_no_violation_on_any_page(self, axe_found, width, scheme):
+        found = axe_found[width, scheme]
+        assert found == [], "\n".join(found[:20])
+
+
+class TestEnglishPages(TestChinesePages):
+    LANG = "en"
