@@ -3,7 +3,8 @@
 Every case builds a temporary copy of this checkout with its own, initially empty figure cache:
 cold without the figures' downloads (MHA_DOWNLOADS=0: the pages' SVGs only), cold with them (the
 site as published: every frame also as PDF and PNG, and the all-frames zips), warm (nothing changed), after an edit to one figure module, to one
-mha_ref function, and to comments and docstrings only. The floor is the same build with the
+mha_ref function, to comments and docstrings only, and to one page's prose (each edit case three times, with
+another edit each time: the median). Before each build the disk is synced. The floor is the same build with the
 figure files handed over ready-made, so it measures everything but the figures.
 
 Everything it writes stays in one temporary folder (its copy, and the builds' own temporary files,
@@ -51,15 +52,19 @@ for path in sorted(p for p in src.rglob("*") if p.is_file()):  # frames, downloa
 # Not ours: what the bare floor's configuration leaves out of mkdocs.yml (with everything indented under it)
 OURS = ("hooks:", "- gen-files:", "- mike:", "- offline:", "custom_dir:", "strict:")
 DOWNLOADS_GOAL = 1.5  # the cold build with downloads, in cold builds without them
-# (case, file, text before, text after, the most this case may take, in floors)
+# (case, file, text before, text after, the most this case may take, in floors). Each case is
+# built EDIT_RUNS times, each time with another edit (the text after, with {i} the run's number: an
+# edit made before would find its pages and frames kept), and reported by the median: one build is
+# too noisy a sample on a shared machine
 EDITS = [
-    ("one figure edited", "figures/gallery/peak_dip.py", '"blend ratio"', '"blend ratio (edited)"', 1.5),
+    ("one figure edited", "figures/gallery/peak_dip.py", '"blend ratio"', '"blend ratio (edited {i})"', 1.5),
     ("one mha_ref function edited", "mha_ref/example/scale.py", "    q, k = query_and_keys(d_k)\n",
-     "    q, k = query_and_keys(d_k)\n    d_k = int(d_k)\n", None),
+     "    q, k = query_and_keys(d_k)\n    d_k = int(d_k) + 0 * {i}\n", None),
     ("mha_ref comments only", "mha_ref/attention.py", "import numpy as np\n",
-     "import numpy as np  # a comment\n", 1.2),
-    ("one page's prose edited", "docs/one-head-blends.en.md", "\n## ", "\nOne more sentence of prose.\n\n## ", 1.2),
+     "import numpy as np  # a comment, {i}\n", 1.2),
+    ("one page's prose edited", "docs/one-head-blends.en.md", "\n## ", "\nOne more sentence of prose, {i}.\n\n## ", 1.2),
 ]
+EDIT_RUNS = 3
 BARE_GOALS = {"warm": 3.0, "one page's prose edited": 3.0, "one figure edited": 4.0}  # in bare floors
 
 
@@ -184,7 +189,7 @@ def _run() -> int:
     with tempfile.TemporaryDirectory(prefix="mha-bench-") as tmp:
         (Path(tmp) / "tmp").mkdir()
         repo = copy_checkout(Path(tmp) / "repo")
-        print(f"bench: building a copy of {ROOT} in {tmp}, thirteen times ...", flush=True)
+        print(f"bench: building a copy of {ROOT} in {tmp}, {9 + EDIT_RUNS * len(EDITS)} times ...", flush=True)
         rows.append(("cold, no downloads", *build(repo, MHA_DOWNLOADS="0"), 4.0))
         shutil.rmtree(repo / ".cache" / "figures")  # cold again
         rows.append(("cold with downloads", *build(repo), 4.0))
@@ -202,8 +207,13 @@ def _run() -> int:
         bares = [build(repo, "mkdocs-bare.yml", strict=False)[:2] for _ in range(3)]
         bare, bare_cpu = (statistics.median(f[i] for f in bares) for i in (0, 1))
         for case, rel, old, new, goal in EDITS:
-            edit(repo / rel, old, new)
-            rows.append((case, *build(repo), goal))
+            original, runs = (repo / rel).read_text(encoding="utf-8"), []
+            for i in range(1, EDIT_RUNS + 1):
+                (repo / rel).write_text(original, encoding="utf-8")
+                edit(repo / rel, old, new.format(i=i))
+                runs.append(build(repo))
+            seconds, cpu = (statistics.median(r[k] for r in runs) for k in (0, 1))
+            rows.append((case, seconds, cpu, runs[0][2], goal))  # frames drawn: each run draws the same
     print(f"{'case':<30} {'seconds':>8} {'x floor':>8} {'goal':>7} {'frames drawn':>13} {'cpu s':>7} {'x floor':>8}"
           f" {'x bare':>7} {'goal':>7}")
     print(f"{'floor (median of 3)':<30} {floor:8.2f} {1:8.2f} {'':>7} {'-':>13} {floor_cpu:7.2f} {1:8.2f}"
