@@ -185,6 +185,8 @@ def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_cha
     monkeypatch.setattr(attribution, "expand_values", refused)
     attribution._expanded.cache_clear()  # a new process
     assert attribution.caption("peak-dip", "en") == caption  # read back
+    # placed elsewhere (a page's prose edited above it): the same words, read back
+    assert attribution.caption("peak-dip", "en", "docs/one-head-blends.en.md:80") == caption
     module = registry.get("peak-dip")
     monkeypatch.setattr(module, "CAPTION_EN", module.CAPTION_EN + " One more sentence.")
     with pytest.raises(AssertionError, match="expanded again"):

@@ -67,7 +67,9 @@ def _expanded(text: str, module_file: str | None, name: str, fig_id: str, lang: 
     file = registry.module_name(fig_id) if path is None else \
         path.relative_to(registry.ROOT).as_posix() if path.is_relative_to(registry.ROOT) else str(path)
     what = f"caption of figure {fig_id!r} ({lang})" + (f", placed at {where}" if where else "")
-    return expansions.kept(CAPTIONS, (text, file, name, fig_id, lang, where),
+    # `where` names the place only in an error, which is never kept: a page's lines moving by a
+    # prose edit do not expand its captions again
+    return expansions.kept(CAPTIONS, (text, file, name, fig_id, lang),
                            lambda: expand_values(python_constant(text, path, name, file, what)).text,
                            "an expanded caption", figures=(fig_id,))
 
