@@ -151,10 +151,31 @@ def test_the_file_is_fetched_once_with_npm_pack_and_kept(npm, tmp_path):
     kept = offline.npm_file("iframe-worker@1.0.4", "shim/index.js", cache)
     assert kept == cache / "iframe-worker-1.0.4" / "shim" / "index.js"
     assert kept.read_bytes() == SHIM_JS
-    assert npm.calls == [["/fake/bin/npm", "pack", "iframe-worker@1.0.4", "--pack-destination", str(cache)]]
-    assert not list(cache.rglob("*.part"))  # written aside, then moved into place
+    [[_, pack, spec, flag, dest]] = npm.calls
+    assert [pack, spec, flag] == ["pack", "iframe-worker@1.0.4", "--pack-destination"]
+    assert Path(dest).parent == cache and not Path(dest).exists()  # npm's own folder, gone after
+    assert sorted(p.name for p in cache.iterdir()) == ["iframe-worker-1.0.4", "iframe-worker-1.0.4.tgz"]
     assert offline.npm_file("iframe-worker@1.0.4", "shim/index.js", cache) == kept
     assert len(npm.calls) == 1  # the second time from the cache: no npm, no network
+
+
+def test_a_build_beside_never_sees_a_tarball_npm_is_still_writing(npm, tmp_path, monkeypatch):
+    # CI's fresh clone: the suite's builds fetched the maths' font at once; one read the tarball
+    # another npm was writing, found it cut short and dropped it, and that npm's build then failed
+    npm.members = {"package/shim/index.js": SHIM_JS}
+    real_run, seen = npm.run, []
+
+    def slow(args, **kwargs):  # npm has written half the tarball when another build looks
+        dest = Path(args[-1])
+        whole = tarball(npm.members)
+        (dest / "iframe-worker-1.0.4.tgz").write_bytes(whole[: len(whole) // 2])
+        seen.append(sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")))
+        return real_run(args, **kwargs)
+
+    monkeypatch.setattr(offline, "subprocess", SimpleNamespace(run=slow))
+    kept = offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
+    assert seen == [[]]  # under its name in the cache: nothing until npm is done
+    assert kept.read_bytes() == SHIM_JS
 
 
 def keep_tarball(cache: Path, members: dict[str, bytes]) -> Path:
@@ -205,7 +226,7 @@ def test_a_damaged_tarball_from_npm_is_refused_by_name(npm, tmp_path, monkeypatc
 
     def damaging(args, **kwargs):  # npm writes a tarball that is cut short
         done = real_run(args, **kwargs)
-        path = tmp_path / "iframe-worker-1.0.4.tgz"
+        path = Path(args[-1]) / "iframe-worker-1.0.4.tgz"
         path.write_bytes(path.read_bytes()[:20])
         return done
 

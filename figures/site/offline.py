@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -76,10 +77,16 @@ def _pack(spec: str, cache: Path, tarball: Path) -> None:
     if npm is None:
         raise NpmError(f"needs npm once, to fetch {spec} from the npm registry: install npm (apt-get install npm)")
     cache.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run([npm, "pack", spec, "--pack-destination", str(cache)],
-                         capture_output=True, text=True, timeout=300)
-    if run.returncode != 0 or not tarball.exists():
-        raise NpmError(f"`npm pack {spec}` failed: {run.stderr.strip()[-500:]}")
+    # npm writes into a folder of this call's own, and the whole tarball is then renamed into place:
+    # builds that run side by side (the suite's) never read a tarball another npm is still writing,
+    # find it cut short, and drop it from under the npm that writes it
+    with tempfile.TemporaryDirectory(dir=cache, prefix=".pack-") as own:
+        run = subprocess.run([npm, "pack", spec, "--pack-destination", own],
+                             capture_output=True, text=True, timeout=300)
+        packed = Path(own) / tarball.name
+        if run.returncode != 0 or not packed.exists():
+            raise NpmError(f"`npm pack {spec}` failed: {run.stderr.strip()[-500:]}")
+        os.replace(packed, tarball)
 
 
 def _member(tarball: Path, member: str) -> bytes:
