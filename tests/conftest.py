@@ -103,7 +103,10 @@ def pytest_collection_modifyitems(config, items):
     # background from the session's start while the others run. A session that builds nothing
     # draws only what the pages show; one that builds the site also the downloads it needs.
     items.sort(key=lambda item: "checked_frames" in item.fixturenames)
-    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
+    # (pytest-xdist hands the modules out in the order its processes collect them: each process sorts
+    # them here; a process of the session is told no numprocesses, only its workerinput)
+    if config.pluginmanager.hasplugin("xdist") and (config.getoption("numprocesses", None)
+                                                    or hasattr(config, "workerinput")):
         # several processes, each given a module at a time: the modules that wait longest (a server's
         # rebuilds, the browser, the slow recounts) first, so that the rest fills the time around
         # them, not after them
@@ -225,10 +228,10 @@ def chromium():
     return CHROMIUM
 
 
-@pytest.fixture(scope="module")
-def browser(chromium):
-    """Debian's chromium driven by Playwright (no browser download). Skipped without either,
-    except under CI, where that fails."""
+@pytest.fixture(scope="session")
+def launched_browser(chromium):
+    """Debian's chromium driven by Playwright (no browser download), started once per process of the
+    session: a start costs more than a second of a core, and some twenty modules use it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -237,4 +240,14 @@ def browser(chromium):
         b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser(launched_browser):
+    """The session's chromium (launched_browser); every tab a module leaves open is closed after it,
+    so that no module sees another's. Skipped without chromium or Playwright, except under CI,
+    where that fails."""
+    yield launched_browser
+    for context in launched_browser.contexts:  # browser.new_page() opens each tab in a context of its own
+        context.close()
 
