@@ -24,3 +24,45 @@ def test_every_marker_is_registered():
     options = tomllib.loads((TESTS.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in options["addopts"].split()
     assert {m.split(":")[0] for m in options["markers"]} == {"build", "browser", "serve", "slow"}
+
+
+class _Item:
+    def __init__(self, nodeid, *fixtures):
+        self.nodeid, self.fixturenames, self.markers = nodeid, list(fixtures), []
+
+    def add_marker(self, name):
+        self.markers.append(name)
+
+    def get_closest_marker(self, name):
+        return name if name in self.markers else None
+
+
+def _sorted_by(config, items):
+    """What conftest's pytest_collection_modifyitems leaves of items (pytest's own step in between does nothing)."""
+    import conftest
+    hook = conftest.pytest_collection_modifyitems(config, items)
+    next(hook)
+    try:
+        hook.send(None)
+    except StopIteration:
+        pass
+    return [item.nodeid.split("::")[0] for item in items]
+
+
+def _config(**attributes):
+    from types import SimpleNamespace
+    options = attributes.pop("options", {})
+    return SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: name == "xdist"),
+                           getoption=lambda name, default=None: options.get(name, default), stash={}, **attributes)
+
+
+ITEMS = [("test_a.py::t", "tmp_path"), ("test_b.py::t", "browser", "chromium"), ("test_s.py::t", "mkdocs_serve")]
+
+
+def test_each_process_of_a_session_hands_out_the_modules_that_wait_longest_first():
+    # pytest-xdist hands the modules out in the order its processes collect them, and tells a process
+    # of the session no numprocesses: the controller's sort alone would be read by no one
+    expected = ["test_s.py", "test_b.py", "test_a.py"]
+    assert _sorted_by(_config(workerinput={"workerid": "gw0"}), [_Item(*i) for i in ITEMS]) == expected
+    assert _sorted_by(_config(options={"numprocesses": 3}), [_Item(*i) for i in ITEMS]) == expected
+    assert _sorted_by(_config(), [_Item(*i) for i in ITEMS]) == ["test_a.py", "test_b.py", "test_s.py"]  # one process
