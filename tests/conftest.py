@@ -92,6 +92,14 @@ CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
 
+def pytest_configure(config):
+    # pytest-xdist's loadscope hands out the modules with the most tests first unless told not to:
+    # this file's order (the modules that wait longest first, below) is then the one followed. Three
+    # processes of the whole suite: 8:46 with it, 9:01 by number of tests, the same day on this machine
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:

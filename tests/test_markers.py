@@ -66,3 +66,11 @@ def test_each_process_of_a_session_hands_out_the_modules_that_wait_longest_first
     assert _sorted_by(_config(workerinput={"workerid": "gw0"}), [_Item(*i) for i in ITEMS]) == expected
     assert _sorted_by(_config(options={"numprocesses": 3}), [_Item(*i) for i in ITEMS]) == expected
     assert _sorted_by(_config(), [_Item(*i) for i in ITEMS]) == ["test_a.py", "test_b.py", "test_s.py"]  # one process
+
+
+def test_pytest_xdist_follows_that_order():
+    import conftest
+    from types import SimpleNamespace
+    config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True))  # pytest-xdist's default
+    conftest.pytest_configure(config)
+    assert config.option.loadscopereorder is False
