@@ -8,6 +8,8 @@ Both builds are whole builds of the pages (every page, every figure on them, bot
 without the PDF, PNG and zip downloads (MHA_DOWNLOADS=0), which nothing here reads: each takes
 about a minute with the session's figures cached."""
 
+import functools
+import http.server
 import json
 import os
 import re
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import io
 import tarfile
+import threading
 import urllib.parse
 import urllib.request
 
@@ -22,7 +25,6 @@ import pytest
 from bs4 import BeautifulSoup
 
 from checkout_copy import copy_checkout
-from serving import free_port
 from figures.publish.identity import LATEST
 from figures.site.changes import WORDS
 
@@ -65,50 +67,58 @@ def _tree(pages, ref):
                 if not m.isdir()}
 
 
+# The address the releases are told is in every page and every frame's stamp: the same port from
+# session to session, so that a later session on this machine takes the stamped frames from the
+# machine's cache instead of stamping them all again (the releases took 29 s, then 15 s, alone)
+PORT = 47913
+
+
+def _server(folder):
+    """An HTTP server of folder, quiet, bound to PORT on this machine, or to a free port when PORT is taken."""
+    handler = functools.partial(type("Quiet", (http.server.SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}),
+                                directory=str(folder))
+    try:
+        return http.server.ThreadingHTTPServer(("127.0.0.1", PORT), handler)
+    except OSError:  # another session's release, or another program
+        return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory, warm_cache, mkdocs_build):
     """(the served Pages branch's URL, the branch's files after the first release, after the second,
     the bare repository). mkdocs_build marks the module `build`: mike runs `mkdocs build`."""
     tmp = tmp_path_factory.mktemp("release")
-    repo, pages = copy_checkout(tmp / "checkout"), tmp / "pages.git"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    env = {"MHA_SITE_URL": url, "MHA_DOWNLOADS": "0"}
-    _run("git", "init", "-q", "--bare", str(pages), cwd=tmp)
-    _run("git", "init", "-q", "-b", "main", cwd=repo)
-    _run("git", "remote", "add", "origin", str(pages), cwd=repo)
-    trees = []
-    for version in (OLD, NEW):
-        _set_version(repo, version)
-        if version == NEW:
-            for lang, words in EDIT.items():
-                page = repo / "docs" / f"{PAGE.rstrip('/')}.{lang}.md"
-                page.write_text(page.read_text(encoding="utf-8") + words.format(v=version), encoding="utf-8")
-            for path, before, after in (NUMBER, TABLE_NUMBER):
-                text = (repo / path).read_text(encoding="utf-8")
-                assert text.count(before) == 1
-                (repo / path).write_text(text.replace(before, after), encoding="utf-8")
-        _run("git", "add", "-A", cwd=repo)
-        _run("git", "commit", "-q", "-m", f"version {version}", cwd=repo)
-        _run("git", "tag", f"v{version}", cwd=repo)
-        _run(sys.executable, "-m", "figures.site.release", "--push", cwd=repo, **env)
-        trees.append(_tree(pages, "gh-pages"))
-    served = tmp / "served"
-    served.mkdir()
-    _run("git", "clone", "-q", "--branch", "gh-pages", str(pages), str(served), cwd=tmp)
-    import functools
-    import http.server
-    import threading
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(
-        type("Quiet", (http.server.SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}), directory=str(served)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield url, trees[0], trees[1], pages, repo
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    repo, pages, served = copy_checkout(tmp / "checkout"), tmp / "pages.git", tmp / "served"
+    with _server(served) as server:  # bound now, serving once the releases are made; closed however this ends
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        env = {"MHA_SITE_URL": url, "MHA_DOWNLOADS": "0"}
+        _run("git", "init", "-q", "--bare", str(pages), cwd=tmp)
+        _run("git", "init", "-q", "-b", "main", cwd=repo)
+        _run("git", "remote", "add", "origin", str(pages), cwd=repo)
+        trees = []
+        for version in (OLD, NEW):
+            _set_version(repo, version)
+            if version == NEW:
+                for lang, words in EDIT.items():
+                    page = repo / "docs" / f"{PAGE.rstrip('/')}.{lang}.md"
+                    page.write_text(page.read_text(encoding="utf-8") + words.format(v=version), encoding="utf-8")
+                for path, before, after in (NUMBER, TABLE_NUMBER):
+                    text = (repo / path).read_text(encoding="utf-8")
+                    assert text.count(before) == 1
+                    (repo / path).write_text(text.replace(before, after), encoding="utf-8")
+            _run("git", "add", "-A", cwd=repo)
+            _run("git", "commit", "-q", "-m", f"version {version}", cwd=repo)
+            _run("git", "tag", f"v{version}", cwd=repo)
+            _run(sys.executable, "-m", "figures.site.release", "--push", cwd=repo, **env)
+            trees.append(_tree(pages, "gh-pages"))
+        _run("git", "clone", "-q", "--branch", "gh-pages", str(pages), str(served), cwd=tmp)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield url, trees[0], trees[1], pages, repo
+        finally:
+            server.shutdown()
+            thread.join()
 
 
 def _get(url) -> bytes:
