@@ -244,8 +244,21 @@ def cache_folder() -> Path | None:
 
 
 def all_seeds(seeds: Sequence[int] = lm_train.SEEDS, through: int | None = None) -> tuple[SeedHeads, ...]:
-    """Every seed's heads: the roles per head per seed and the pruning order a figure draws."""
-    return tuple(seed_heads(s, through) for s in seeds)
+    """Every seed's heads: the roles per head per seed and the pruning order a figure draws. Seeds
+    not kept yet are trained and measured side by side (_side_by_side), not one after the other."""
+    return tuple(_side_by_side(functools.partial(seed_heads, through=through), seeds))
+
+
+def _side_by_side(each: Callable[[int], SeedHeads], seeds: Sequence[int]) -> list[SeedHeads]:
+    """[each(seed) for seed in seeds], the seeds side by side, one per core: each training and
+    measurement runs in a process of its own (arithmetic.run); where the arithmetic cannot be pinned
+    they run here, one after the other. Another process that needs the same seed waits for it (a
+    lock per kept file) and reads it."""
+    side_by_side = min(len(seeds), store.cores()) if arithmetic.pins() else 1
+    if side_by_side <= 1:
+        return [each(s) for s in seeds]
+    with ThreadPoolExecutor(side_by_side) as threads:
+        return list(threads.map(each, seeds))
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,16 +455,12 @@ def prepare() -> None:
     there is nothing to keep."""
     folder = cache_folder()
     if folder is not None and store.cache_writable(folder):
-        # each measurement runs in a process of its own (arithmetic.run), the seeds side by side, one
-        # per core; where the arithmetic cannot be pinned they run here, one after the other
-        side_by_side = min(len(lm_train.SEEDS), store.cores()) if arithmetic.pins() else 1
-        with ThreadPoolExecutor(side_by_side) as threads:
-            list(threads.map(_prepare_seed, lm_train.SEEDS))
+        _side_by_side(_prepare_seed, lm_train.SEEDS)
 
 
-def _prepare_seed(seed: int) -> None:
+def _prepare_seed(seed: int) -> SeedHeads:
     seed_heads(seed)  # trains the seed first, in the same process
-    seed_heads(seed, HALF)
+    return seed_heads(seed, HALF)
 
 
 # --------------------------------------------------------------------------------------------
