@@ -37,10 +37,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def static_site(directory, headers: dict[str, str] | None = None):
-    """The folder over HTTP on a free local port, each answer with `headers` added: its base URL."""
-    handler = type("Handler", (_QuietHandler,), {"headers_added": tuple((headers or {}).items())})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+def static_site(directory, headers: dict[str, str] | None = None, port: int = 0):
+    """The folder over HTTP on a local port (`port` when it is free, else any free one), each answer
+    with `headers` added: its base URL. The folder may be made later, before the first request."""
+    handler = functools.partial(type("Handler", (_QuietHandler,), {"headers_added": tuple((headers or {}).items())}),
+                                directory=str(directory))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError:  # taken: by another session of the suite, or another program
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

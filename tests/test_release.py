@@ -8,8 +8,6 @@ Both builds are whole builds of the pages (every page, every figure on them, bot
 without the PDF, PNG and zip downloads (MHA_DOWNLOADS=0), which nothing here reads: each takes
 about a minute with the session's figures cached."""
 
-import functools
-import http.server
 import json
 import os
 import re
@@ -17,7 +15,6 @@ import subprocess
 import sys
 import io
 import tarfile
-import threading
 import urllib.parse
 import urllib.request
 
@@ -25,6 +22,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from checkout_copy import copy_checkout
+from serving import static_site
 from figures.publish.identity import LATEST
 from figures.site.changes import WORDS
 
@@ -73,24 +71,13 @@ def _tree(pages, ref):
 PORT = 47913
 
 
-def _server(folder):
-    """An HTTP server of folder, quiet, bound to PORT on this machine, or to a free port when PORT is taken."""
-    handler = functools.partial(type("Quiet", (http.server.SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}),
-                                directory=str(folder))
-    try:
-        return http.server.ThreadingHTTPServer(("127.0.0.1", PORT), handler)
-    except OSError:  # another session's release, or another program
-        return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-
-
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory, warm_cache, mkdocs_build):
     """(the served Pages branch's URL, the branch's files after the first release, after the second,
     the bare repository). mkdocs_build marks the module `build`: mike runs `mkdocs build`."""
     tmp = tmp_path_factory.mktemp("release")
     repo, pages, served = copy_checkout(tmp / "checkout"), tmp / "pages.git", tmp / "served"
-    with _server(served) as server:  # bound now, serving once the releases are made; closed however this ends
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with static_site(served, port=PORT) as url:  # the folder is made once the releases are
         env = {"MHA_SITE_URL": url, "MHA_DOWNLOADS": "0"}
         _run("git", "init", "-q", "--bare", str(pages), cwd=tmp)
         _run("git", "init", "-q", "-b", "main", cwd=repo)
@@ -112,13 +99,7 @@ def releases(tmp_path_factory, warm_cache, mkdocs_build):
             _run(sys.executable, "-m", "figures.site.release", "--push", cwd=repo, **env)
             trees.append(_tree(pages, "gh-pages"))
         _run("git", "clone", "-q", "--branch", "gh-pages", str(pages), str(served), cwd=tmp)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield url, trees[0], trees[1], pages, repo
-        finally:
-            server.shutdown()
-            thread.join()
+        yield url, trees[0], trees[1], pages, repo
 
 
 def _get(url) -> bytes:
