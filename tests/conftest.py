@@ -250,12 +250,31 @@ def launched_browser(chromium):
         b.close()
 
 
+class QuietBrowser:
+    """A Playwright Browser whose new tabs and contexts run no service worker unless asked
+    (service_workers="allow"). A page the site's worker holds (mha-offline.js) has it fetch every
+    frame of the page in every look once the page is idle: about a third of a core-second a load,
+    for tests that are not about reading offline (those, and the reader's error watch, allow it)."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        return self._browser.new_context(**{"service_workers": "block", **options})
+
+    def new_page(self, **options):
+        return self._browser.new_page(**{"service_workers": "block", **options})
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="module")
 def browser(launched_browser):
-    """The session's chromium (launched_browser); every tab a module leaves open is closed after it,
-    so that no module sees another's. Skipped without chromium or Playwright, except under CI,
-    where that fails."""
-    yield launched_browser
+    """The session's chromium (launched_browser), its service worker off unless a test asks for it
+    (QuietBrowser); every tab a module leaves open is closed after it, so that no module sees
+    another's. Skipped without chromium or Playwright, except under CI, where that fails."""
+    yield QuietBrowser(launched_browser)
     for context in launched_browser.contexts:  # browser.new_page() opens each tab in a context of its own
         context.close()
 

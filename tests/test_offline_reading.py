@@ -172,7 +172,7 @@ def test_a_build_without_a_zip_offers_none_and_versions_its_worker(site, sub_pat
 def test_the_offline_copy_registers_no_worker_from_disk(browser, offline_site):
     assert not (offline_site / "sw.js").exists()
     assert not [rel for rel, _, html in _pages(offline_site) if "mha-worker" in html or "mha-offline-zip" in html]
-    page = browser.new_page()
+    page = browser.new_page(service_workers="allow")  # as a reader's: a worker could register if the page asked
     troubles, requests = [], []
     page.on("pageerror", lambda e: troubles.append(str(e)))
     page.on("console", lambda m: troubles.append(m.text) if m.type == "error" else None)

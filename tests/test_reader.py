@@ -41,7 +41,8 @@ def reader(browser):
 def troubles_by_lang(browser, served):
     """What a watched tab (as reader's) notes going through every page of a language, and the 404
     page: a tab per language, the two going through their pages side by side."""
-    tabs = SideBySide(browser, {lang: {"viewport": {"width": 1280, "height": 900}} for lang in LANG_ROOT})
+    tabs = SideBySide(browser, {lang: {"viewport": {"width": 1280, "height": 900}, "service_workers": "allow"}
+                                for lang in LANG_ROOT})  # a reader's tab: the offline worker keeps the page
     for tab in tabs.tabs.values():
         _watched(tab)
     for path in [*PAGES, None]:

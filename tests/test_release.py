@@ -178,7 +178,7 @@ def test_each_release_keeps_its_own_offline_cache(releases, browser):
     """Each release's service worker has the release's folder as its scope: reading the newest
     release offline-ready leaves the earlier one's cache in place (offline-worker.js)."""
     url = releases[0]
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     try:
         page = context.new_page()
         for version in (OLD, LATEST):
