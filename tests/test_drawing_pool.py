@@ -83,12 +83,14 @@ def test_a_bad_time_limit_is_refused_by_name(monkeypatch, value):
         pool.limit_from_env()
 
 
-# width-slices' frame h4 hangs in English, h2 ends its process: edited in a copy of the checkout
+# width-slices' frame h4 hangs in English, h2 ends its process: edited in a copy of the checkout. A hang
+# here waits rather than spins: the limit stops either alike (tests/test_figure_limits.py spins), and a
+# waiting one leaves the suite's other tests their core
 DRAW = "def draw(lang: str, h: int):\n"
 HANGS = DRAW + ('    if lang == "en" and h == 4:\n        open(__file__ + ".hangs", "w").close()\n'
-                '        while True:\n            pass\n')
+                '        while True:\n            __import__("time").sleep(1)\n')
 EXITS = DRAW + '    if lang == "en" and h == 2:\n        import os\n        os._exit(7)\n'
-HANGS_ON_IMPORT = "while True:\n    pass\n\n\n" + DRAW  # the module never finishes importing
+HANGS_ON_IMPORT = "while True:\n    __import__('time').sleep(1)\n\n\n" + DRAW  # the module never finishes importing
 
 
 def _edit(checkout: Path, new: str) -> None:

@@ -28,7 +28,7 @@ def _env() -> dict:
 DRAW = "def draw(lang: str, h: int):\n"
 BROKEN_DRAW = DRAW + '    if lang == "en" and h == 4:\n        raise ZeroDivisionError("broken on purpose")\n'
 # frame h4 loops for ever in Chinese (the limit stops it, MHA_FIGURE_TIMEOUT=LIMIT), served alone (zh_only)
-HANGING_DRAW = DRAW + '    while lang == "zh" and h == 4:\n        pass\n'
+HANGING_DRAW = DRAW + '    while lang == "zh" and h == 4:\n        __import__("time").sleep(1)\n'  # waits: costs no core
 LIMIT = 12  # seconds: far more than a frame takes on a busy machine, little enough for a test
 CONTROL = "CONTROL = heads_control("
 BROKEN_CONTROL = "CONTROL = 1 / 0 or heads_control("
