@@ -11,7 +11,7 @@ import pytest
 from side_by_side import SideBySide
 from test_reader import LANG_ROOT, PAGES
 
-AXE = "axe-core@4.10.3"  # from the npm registry at test time, kept in .cache/npm/; never committed
+AXE = "axe-core@4.14.1"  # from the npm registry at test time, kept in .cache/npm/; never committed
 
 
 @pytest.fixture(scope="module")
