@@ -436,13 +436,13 @@ def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
     measured = lm_heads.measure(tiny_model(4), SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=3)
     calls = []
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # measuring calls the stub in this process
-    monkeypatch.setattr(lm_heads, "_measured", lambda seed, through: calls.append((seed, through)) or measured)
-    assert lm_heads.seed_heads(3, 4) is measured
-    path = kept / f"{lm_heads.code_digest(3, 4)}.json"
-    assert path.is_file() and calls == [(3, 4)]
+    monkeypatch.setattr(lm_heads, "_measured", lambda seed: calls.append(seed) or measured)
+    assert lm_heads.seed_heads(3) is measured
+    path = kept / f"{lm_heads.code_digest(3)}.json"
+    assert path.is_file() and calls == [3]
     lm_heads.seed_heads.cache_clear()
-    back = lm_heads.seed_heads(3, 4)
-    assert calls == [(3, 4)]  # read, not measured again
+    back = lm_heads.seed_heads(3)
+    assert calls == [3]  # read, not measured again
     assert back.heads[5].measures == measured.heads[5].measures and back.pruning.curve == measured.pruning.curve
     np.testing.assert_array_equal(back.importance, measured.importance)
     assert lm_heads.seed_table(back) == lm_heads.seed_table(measured)
@@ -462,7 +462,7 @@ for file, old, new in json.loads(sys.argv[1]):
     assert text.count(old) == 1, (file, old)
     path.write_text(text.replace(old, new), encoding="utf-8")
     lm_heads.code_digest.cache_clear()
-    digests.append(lm_heads.code_digest(0, 4))
+    digests.append(lm_heads.code_digest(0))
     path.write_text(text, encoding="utf-8")
 print(json.dumps(digests))
 """
@@ -483,5 +483,5 @@ def test_the_kept_measurements_follow_the_code_that_makes_them(checkout):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     before, *after = json.loads(run.stdout)
-    assert before == lm_heads.code_digest(0, 4)  # the copy, unedited, is this checkout
+    assert before == lm_heads.code_digest(0)  # the copy, unedited, is this checkout
     assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]

@@ -17,7 +17,7 @@ For one seed:
 
 all_seeds() does it for every seed of lm_train.SEEDS; `python -m mha_ref.tiny.lm_heads` prints it.
 seed_heads keeps each seed's measurements on disk beside the weights (lm-heads/<digest>.json, a digest
-of the code measuring reaches): they take about twenty seconds of one core per seed.
+of the code measuring reaches): they take about ten seconds of one core per seed.
 """
 
 from __future__ import annotations
@@ -153,15 +153,14 @@ def evaluator(model: lm.Model, sentences: Sequence[language.Sentence]) -> Callab
 
 
 def pruning(evaluate: Callable[[np.ndarray], imp.Evaluation], importance: np.ndarray, seed: int,
-            k: int = RANDOM_ORDERS, through: int | None = None) -> Pruning:
+            k: int = RANDOM_ORDERS) -> Pruning:
     """importance [L, h] -> the importance order's curve and k random orders' (drawn from seed), each
-    through `through` removals (None: every head; survivors read the curve as far as it goes).
-    evaluate(gates [L, h]) -> (loss, accuracy, accuracy per relation): evaluator()'s."""
+    through every head. evaluate(gates [L, h]) -> (loss, accuracy, accuracy per relation): evaluator()'s."""
     shape = importance.shape
     order = imp.importance_order(importance)
     randoms = imp.random_orders(importance.size, k, seed)
-    curve = imp.prune_curve(evaluate, order[:through], shape)
-    return Pruning(order, curve, randoms, [imp.prune_curve(evaluate, o[:through], shape) for o in randoms],
+    curve = imp.prune_curve(evaluate, order, shape)
+    return Pruning(order, curve, randoms, [imp.prune_curve(evaluate, o, shape) for o in randoms],
                    imp.survivors(curve, importance.size, SURVIVOR_DROP))
 
 
@@ -198,21 +197,21 @@ def _evaluator(seed: int) -> Callable[[np.ndarray], imp.Evaluation]:
 
 
 @functools.lru_cache(maxsize=16)
-def seed_heads(seed: int, through: int | None = None) -> SeedHeads:
+def seed_heads(seed: int) -> SeedHeads:
     """lm_train's model of this seed: roles on its held-out sentences, importance on the first
     IMPORTANCE_SENTENCES training sentences, pruning curves on the first PRUNE_SENTENCES held-out ones
-    through `through` removals (None: every head; what a seed's table and figure read). Kept on disk
+    through every head. Kept on disk
     beside the weights (cache_folder) under a digest of the code measuring reaches, the weights' code
     included (code_digest): every process of a build, and every later build, reads it from there."""
     folder = cache_folder()
-    return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed, through)}.json",
-                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed, through), _write,
+    return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
+                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _write,
                               "head measurements")
 
 
-def _measured(seed: int, through: int | None) -> SeedHeads:
+def _measured(seed: int) -> SeedHeads:
     heads, importance = _roles_and_importance(seed)
-    return SeedHeads(seed, heads, importance, pruning(_evaluator(seed), importance, seed, through=through))
+    return SeedHeads(seed, heads, importance, pruning(_evaluator(seed), importance, seed))
 
 
 KEPT_TYPES = (SeedHeads, HeadVerdict, Pruning, roles.HeadMeasures, roles.ArcScore, imp.CurveStep)
@@ -230,11 +229,11 @@ def _write(s: SeedHeads, path: Path) -> bool:
 
 
 @functools.lru_cache(maxsize=32)  # a process reads the code it runs once; serve re-imports after an edit
-def code_digest(seed: int, through: int | None) -> str:
+def code_digest(seed: int) -> str:
     """sha256 of what decides a seed's measurements: the code _measured() reaches (lm_train.train and
     what it reaches among it, so the weights' code too; comments and docstrings left out), the seed,
-    `through`, numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
-    salt = f"seed {seed} through {through} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
+    numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
+    salt = f"seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
     return store.CodeReach().digest((__name__, "_measured"), salt=salt)
 
 
@@ -243,10 +242,10 @@ def cache_folder() -> Path | None:
     return store.cache_folder("lm-heads")
 
 
-def all_seeds(seeds: Sequence[int] = lm_train.SEEDS, through: int | None = None) -> tuple[SeedHeads, ...]:
+def all_seeds(seeds: Sequence[int] = lm_train.SEEDS) -> tuple[SeedHeads, ...]:
     """Every seed's heads: the roles per head per seed and the pruning order a figure draws. Seeds
     not kept yet are trained and measured side by side (_side_by_side), not one after the other."""
-    return tuple(_side_by_side(functools.partial(seed_heads, through=through), seeds))
+    return tuple(_side_by_side(seed_heads, seeds))
 
 
 def _side_by_side(each: Callable[[int], SeedHeads], seeds: Sequence[int]) -> list[SeedHeads]:
@@ -449,18 +448,13 @@ def quantities() -> dict[str, Callable[[], float | int]]:
 
 
 def prepare() -> None:
-    """Train every seed and measure its heads now (through every head, and through HALF as the
-    quantities read them), keeping all on disk, unless they are there already: what seed-roles'
-    PREPARE runs before its frame is drawn (figures.engine.render._prepare). With the disk cache off
-    there is nothing to keep."""
+    """Train every seed and measure its heads now (measuring trains the seed first, in the same
+    process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
+    before its frame is drawn (figures.engine.render._prepare). With the disk cache off there is
+    nothing to keep."""
     folder = cache_folder()
     if folder is not None and store.cache_writable(folder):
-        _side_by_side(_prepare_seed, lm_train.SEEDS)
-
-
-def _prepare_seed(seed: int) -> SeedHeads:
-    seed_heads(seed)  # trains the seed first, in the same process
-    return seed_heads(seed, HALF)
+        _side_by_side(seed_heads, lm_train.SEEDS)
 
 
 # --------------------------------------------------------------------------------------------
