@@ -55,6 +55,7 @@ def figure_cache(tmp_path_factory, request):
         (folder / name).symlink_to(kept, target_is_directory=True)
         shared += [] if named else [kept]
     os.environ[ENV] = str(folder)
+    seeds = _start_seeds() if request.config.stash.get(SEEDS_USED, False) else None
     formats = request.config.stash.get(CHECK_FORMATS, None)
     checking = None
     if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
@@ -63,8 +64,29 @@ def figure_cache(tmp_path_factory, request):
     yield
     if checking is not None:
         checking.cancel()
+    if seeds is not None and seeds.poll() is None:  # the session ended before they were kept
+        seeds.kill()
+        seeds.wait()
     for kept in shared:  # the session's builds do not prune the machine's folders: they are kept bounded here
         machine_cache.prune(kept)
+
+
+def _start_seeds():
+    """The page-4 model's seeds trained and measured (lm_heads.prepare) in a process of its own, from
+    the session's start, while the first tests run: the tests that read them (trained_seeds) run
+    last and find them kept, or wait for the one seed still being made (a lock per kept file). With
+    every seed kept already it only reads the folder. One process of the session starts it."""
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return None
+    return subprocess.Popen([sys.executable, "-c", "from mha_ref.tiny import lm_heads; lm_heads.prepare()"],
+                            cwd=ROOT, preexec_fn=_sigint_stops)
+
+
+@pytest.fixture(scope="session")
+def trained_seeds(figure_cache):
+    """Every seed of the page-4 model, trained and measured (lm_heads.all_seeds): kept on disk by an
+    earlier session of this code, or made by the one this session started (figure_cache)."""
+    return lm_heads.all_seeds()
 
 
 @pytest.fixture(scope="session")
@@ -90,6 +112,7 @@ MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build"}, "browse
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
+SEEDS_USED = pytest.StashKey[bool]()  # whether a test reads the trained seeds, or builds (seed-roles' PREPARE)
 
 
 def pytest_configure(config):
@@ -107,10 +130,11 @@ def pytest_collection_modifyitems(config, items):
             if fixtures & set(item.fixturenames):
                 item.add_marker(marker)
     yield  # pytest's own: -m and -k deselect, fixtures reorder
-    # The tests that read every frame (checked_frames) run last: the frames are drawn in the
-    # background from the session's start while the others run. A session that builds nothing
-    # draws only what the pages show; one that builds the site also the downloads it needs.
-    items.sort(key=lambda item: "checked_frames" in item.fixturenames)
+    # The tests that read every frame (checked_frames) or every trained seed (trained_seeds) run
+    # last: the frames are drawn and the seeds trained in the background from the session's start
+    # while the others run. A session that builds nothing draws only what the pages show; one that
+    # builds the site also the downloads it needs.
+    items.sort(key=lambda item: bool({"checked_frames", "trained_seeds"} & set(item.fixturenames)))
     # (pytest-xdist hands the modules out in the order its processes collect them: each process sorts
     # them here; a process of the session is told no numprocesses, only its workerinput)
     if config.pluginmanager.hasplugin("xdist") and (config.getoption("numprocesses", None)
@@ -125,6 +149,8 @@ def pytest_collection_modifyitems(config, items):
                                 next((rank for rank, m in enumerate(ranks) if item.get_closest_marker(m)), len(ranks)))
         items.sort(key=lambda item: waits[item.nodeid.split("::")[0]])
     config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
+    config.stash[SEEDS_USED] = any("trained_seeds" in item.fixturenames or item.get_closest_marker("build")
+                                   or item.get_closest_marker("serve") for item in items)
     if any("checked_frames" in item.fixturenames for item in items):
         from frame_checks import page_formats
         builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))

@@ -106,6 +106,7 @@ def test_the_pruning_table_holds_the_published_numbers():
 
 
 @pytest.mark.parametrize("fig_id", WITH_DATA)
+@pytest.mark.usefixtures("trained_seeds")
 def test_a_data_table_has_one_shape_in_both_languages(fig_id):
     (zh_head, zh_rows), (en_head, en_rows) = (registry.get(fig_id).data(lang) for lang in ("zh", "en"))
     assert len(zh_head) == len(en_head) and [len(r) for r in zh_rows] == [len(r) for r in en_rows]
@@ -135,6 +136,7 @@ def parsed(data: bytes) -> list[list[str]]:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("fig_id", WITH_DATA)
+@pytest.mark.usefixtures("trained_seeds")
 def test_each_data_table_as_csv_parses_back_to_the_table(fig_id, lang):
     data = bundles.data_csv(fig_id, lang)
     head, rows = registry.get(fig_id).data(lang)
