@@ -91,6 +91,7 @@ def test_up_and_down_round_to_the_neighbours_that_bracket_the_value():
 @pytest.mark.parametrize("text, safe", [("at most ", "up"), ("no more than ", "up"), ("不超过 ", "up"),
                                         ("最多 ", "up"), ("under ", "up"), ("at least ", "down"),
                                         ("不低于 ", "down"), ("至少 ", "down"), ("above ", "down")])
+@pytest.mark.usefixtures("trained_seeds")
 def test_a_bound_word_refuses_every_rounding_but_the_safe_one(text, safe):
     bound = bounds.bound_word(f"the weight is {text}", ".")
     assert bound[:2] == (text.strip(), safe)
