@@ -55,7 +55,7 @@ def figure_cache(tmp_path_factory, request):
         (folder / name).symlink_to(kept, target_is_directory=True)
         shared += [] if named else [kept]
     os.environ[ENV] = str(folder)
-    seeds = _start_seeds() if request.config.stash.get(SEEDS_USED, False) else None
+    seeds = _start_seeds() if request.config.stash.get(SEEDS_USED, False) else []
     formats = request.config.stash.get(CHECK_FORMATS, None)
     checking = None
     if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
@@ -64,22 +64,27 @@ def figure_cache(tmp_path_factory, request):
     yield
     if checking is not None:
         checking.cancel()
-    if seeds is not None and seeds.poll() is None:  # the session ended before they were kept
-        seeds.kill()
-        seeds.wait()
+    for seed in seeds:
+        if seed.poll() is None:  # the session ended before it was kept
+            seed.kill()
+            seed.wait()
     for kept in shared:  # the session's builds do not prune the machine's folders: they are kept bounded here
         machine_cache.prune(kept)
 
 
-def _start_seeds():
-    """The page-4 model's seeds trained and measured (lm_heads.prepare) in a process of its own, from
-    the session's start, while the first tests run: the tests that read them (trained_seeds) run
-    last and find them kept, or wait for the one seed still being made (a lock per kept file). With
-    every seed kept already it only reads the folder. One process of the session starts it."""
-    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
-        return None
-    return subprocess.Popen([sys.executable, "-c", "from mha_ref.tiny import lm_heads; lm_heads.prepare()"],
-                            cwd=ROOT, preexec_fn=_sigint_stops)
+def _start_seeds() -> list[subprocess.Popen]:
+    """The page-4 model's seeds not kept yet, each trained and measured (lm_heads.seed_heads) in a
+    process of its own from the session's start, all at once, while the first tests run: the tests
+    that read them (trained_seeds) run last and find them kept, or wait for those still being made
+    (a lock per kept file). All at once, not a core each as a build makes them: the tests fill the
+    cores beside them, and no seed is left to train alone at the end. One process of the session
+    starts them."""
+    folder = lm_heads.cache_folder()
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or folder is None or not store.cache_writable(folder):
+        return []
+    missing = [seed for seed in lm_train.SEEDS if not (folder / f"{lm_heads.code_digest(seed)}.json").is_file()]
+    return [subprocess.Popen([sys.executable, "-c", f"from mha_ref.tiny import lm_heads; lm_heads.seed_heads({seed})"],
+                             cwd=ROOT, preexec_fn=_sigint_stops) for seed in missing]
 
 
 @pytest.fixture(scope="session")
