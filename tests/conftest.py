@@ -55,7 +55,6 @@ def figure_cache(tmp_path_factory, request):
         (folder / name).symlink_to(kept, target_is_directory=True)
         shared += [] if named else [kept]
     os.environ[ENV] = str(folder)
-    seeds = _start_seeds() if request.config.stash.get(SEEDS_USED, False) else []
     formats = request.config.stash.get(CHECK_FORMATS, None)
     checking = None
     if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
@@ -64,33 +63,17 @@ def figure_cache(tmp_path_factory, request):
     yield
     if checking is not None:
         checking.cancel()
-    for seed in seeds:
-        if seed.poll() is None:  # the session ended before it was kept
-            seed.kill()
-            seed.wait()
     for kept in shared:  # the session's builds do not prune the machine's folders: they are kept bounded here
         machine_cache.prune(kept)
 
 
-def _start_seeds() -> list[subprocess.Popen]:
-    """The page-4 model's seeds not kept yet, each trained and measured (lm_heads.seed_heads) in a
-    process of its own from the session's start, all at once, while the first tests run: the tests
-    that read them (trained_seeds) run last and find them kept, or wait for those still being made
-    (a lock per kept file). All at once, not a core each as a build makes them: the tests fill the
-    cores beside them, and no seed is left to train alone at the end. One process of the session
-    starts them."""
-    folder = lm_heads.cache_folder()
-    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or folder is None or not store.cache_writable(folder):
-        return []
-    missing = [seed for seed in lm_train.SEEDS if not (folder / f"{lm_heads.code_digest(seed)}.json").is_file()]
-    return [subprocess.Popen([sys.executable, "-c", f"from mha_ref.tiny import lm_heads; lm_heads.seed_heads({seed})"],
-                             cwd=ROOT, preexec_fn=_sigint_stops) for seed in missing]
-
-
 @pytest.fixture(scope="session")
 def trained_seeds(figure_cache):
-    """Every seed of the page-4 model, trained and measured (lm_heads.all_seeds): kept on disk by an
-    earlier session of this code, or made by the one this session started (figure_cache)."""
+    """Every seed of the page-4 model, trained and measured (lm_heads.all_seeds), for a test that
+    reads them: kept on disk by an earlier session of this code, or made now (while the other
+    processes of the session go on with their tests), before the test starts. Not inside it: code
+    a test runs under a figure's time limit (seed-roles' data table, in test_download_names) was
+    stopped after 60 s while the five seeds trained."""
     return lm_heads.all_seeds()
 
 
@@ -117,7 +100,6 @@ MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build"}, "browse
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
-SEEDS_USED = pytest.StashKey[bool]()  # whether a test reads the trained seeds, or builds (seed-roles' PREPARE)
 
 
 def pytest_configure(config):
@@ -135,11 +117,10 @@ def pytest_collection_modifyitems(config, items):
             if fixtures & set(item.fixturenames):
                 item.add_marker(marker)
     yield  # pytest's own: -m and -k deselect, fixtures reorder
-    # The tests that read every frame (checked_frames) or every trained seed (trained_seeds) run
-    # last: the frames are drawn and the seeds trained in the background from the session's start
-    # while the others run. A session that builds nothing draws only what the pages show; one that
-    # builds the site also the downloads it needs.
-    items.sort(key=lambda item: bool({"checked_frames", "trained_seeds"} & set(item.fixturenames)))
+    # The tests that read every frame (checked_frames) run last: the frames are drawn in the
+    # background from the session's start while the others run. A session that builds nothing
+    # draws only what the pages show; one that builds the site also the downloads it needs.
+    items.sort(key=lambda item: "checked_frames" in item.fixturenames)
     # (pytest-xdist hands the modules out in the order its processes collect them: each process sorts
     # them here; a process of the session is told no numprocesses, only its workerinput)
     if config.pluginmanager.hasplugin("xdist") and (config.getoption("numprocesses", None)
@@ -154,8 +135,6 @@ def pytest_collection_modifyitems(config, items):
                                 next((rank for rank, m in enumerate(ranks) if item.get_closest_marker(m)), len(ranks)))
         items.sort(key=lambda item: waits[item.nodeid.split("::")[0]])
     config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
-    config.stash[SEEDS_USED] = any("trained_seeds" in item.fixturenames or item.get_closest_marker("build")
-                                   or item.get_closest_marker("serve") for item in items)
     if any("checked_frames" in item.fixturenames for item in items):
         from frame_checks import page_formats
         builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))
