@@ -68,16 +68,6 @@ def figure_cache(tmp_path_factory, request):
 
 
 @pytest.fixture(scope="session")
-def trained_seeds(figure_cache):
-    """Every seed of the page-4 model, trained and measured (lm_heads.all_seeds), for a test that
-    reads them: kept on disk by an earlier session of this code, or made now (while the other
-    processes of the session go on with their tests), before the test starts. Not inside it: code
-    a test runs under a figure's time limit (seed-roles' data table, in test_download_names) was
-    stopped after 60 s while the five seeds trained."""
-    return lm_heads.all_seeds()
-
-
-@pytest.fixture(scope="session")
 def checked_frames(figure_cache, request):
     """Every frame drawn once, checked, and its files cached for the build (tests/frame_checks.py):
     drawn in the background since the session started."""

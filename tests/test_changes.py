@@ -106,7 +106,7 @@ def test_the_previous_release_is_the_newest_earlier_tag_that_head_descends_from(
 
 
 @pytest.fixture(scope="module")
-def this_tree(trained_seeds):
+def this_tree():
     return snapshot.snapshot()
 
 
@@ -185,7 +185,6 @@ def test_a_table_cell_holding_a_number_that_changed_is_listed_by_table_row_and_c
         assert f"| {row} | 4.91 | 4.88 | [One{lang}](one.md) |" in text
 
 
-@pytest.mark.usefixtures("trained_seeds")
 def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_it():
     from figures.site import tables
     found = tables.snapshot()

@@ -6,7 +6,6 @@ q4-it.*, in both languages)."""
 import re
 from collections import defaultdict
 
-import pytest
 from bs4 import BeautifulSoup
 
 from figures.engine import registry
@@ -19,7 +18,6 @@ def _placed(fig_id: str, lang: str, number: str = "1") -> BeautifulSoup:
     return BeautifulSoup(html, "html.parser")
 
 
-@pytest.mark.usefixtures("trained_seeds")
 def test_no_two_files_share_a_download_name():
     files = defaultdict(set)  # the name a download is saved under -> the files saved under it
     for lang in LANGS:

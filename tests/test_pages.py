@@ -54,7 +54,6 @@ def test_chinese_paragraphs_are_not_hard_wrapped():
 
 # bounds next to printed numbers (figures/text/bounds.py) -----------------------------------------
 @pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: p.name)
-@pytest.mark.usefixtures("trained_seeds")
 def test_every_bound_word_on_a_page_holds_for_the_unrounded_value(page):
     assert constructs.bound_problems(page.read_text(encoding="utf-8"), page.name) == []
 
@@ -75,7 +74,6 @@ def _rounded_quantities() -> dict[str, float]:
             if isinstance(v, float) and Decimal(format(v, ".2f")) != Decimal(repr(v))}
 
 
-@pytest.mark.usefixtures("trained_seeds")
 def test_up_and_down_round_to_the_neighbours_that_bracket_the_value():
     assert len(_rounded_quantities()) > 10
     for name, value in _rounded_quantities().items():
@@ -91,7 +89,6 @@ def test_up_and_down_round_to_the_neighbours_that_bracket_the_value():
 @pytest.mark.parametrize("text, safe", [("at most ", "up"), ("no more than ", "up"), ("不超过 ", "up"),
                                         ("最多 ", "up"), ("under ", "up"), ("at least ", "down"),
                                         ("不低于 ", "down"), ("至少 ", "down"), ("above ", "down")])
-@pytest.mark.usefixtures("trained_seeds")
 def test_a_bound_word_refuses_every_rounding_but_the_safe_one(text, safe):
     bound = bounds.bound_word(f"the weight is {text}", ".")
     assert bound[:2] == (text.strip(), safe)

@@ -180,6 +180,16 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bo
     return started
 
 
+def prepare(fig_id: str) -> None:
+    """fig_id's PREPARE, when it declares one, done before code of the figure that runs under the time
+    limit without drawing a frame (its data table: figures/publish/bundles.py): in a process of its own
+    and stopped after PREPARE_LIMITS limits, as _prepare does it before the figure's frames. With the
+    limit off, that code does the work itself. What the PREPARE kept already, it only reads."""
+    fn = _preparation(fig_id)
+    if fn is not None and pool.limit_from_env() is not None:
+        _await([pool.beside(_start_method(), fn)])
+
+
 def _await(started: list) -> None:
     """Wait for the PREPARE processes, each stopped after PREPARE_LIMITS time limits (a PREPARE stopped
     leaves its frames to do the rest themselves, and fail as a frame that takes too long does)."""

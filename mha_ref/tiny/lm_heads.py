@@ -200,9 +200,9 @@ def _evaluator(seed: int) -> Callable[[np.ndarray], imp.Evaluation]:
 def seed_heads(seed: int) -> SeedHeads:
     """lm_train's model of this seed: roles on its held-out sentences, importance on the first
     IMPORTANCE_SENTENCES training sentences, pruning curves on the first PRUNE_SENTENCES held-out ones
-    through every head. Kept on disk
-    beside the weights (cache_folder) under a digest of the code measuring reaches, the weights' code
-    included (code_digest): every process of a build, and every later build, reads it from there."""
+    through every head. Kept on disk beside the weights (cache_folder) under a digest of the code
+    measuring reaches, the weights' code included (code_digest): every process of a build, and every
+    later build, reads it from there."""
     folder = cache_folder()
     return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
                               _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _write,
@@ -450,11 +450,11 @@ def quantities() -> dict[str, Callable[[], float | int]]:
 def prepare() -> None:
     """Train every seed and measure its heads now (measuring trains the seed first, in the same
     process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
-    before its frame is drawn (figures.engine.render._prepare). With the disk cache off there is
-    nothing to keep."""
+    before its frame is drawn or its data table made (figures.engine.render). With the disk cache
+    off there is nothing to keep."""
     folder = cache_folder()
     if folder is not None and store.cache_writable(folder):
-        _side_by_side(seed_heads, lm_train.SEEDS)
+        all_seeds()
 
 
 # --------------------------------------------------------------------------------------------
