@@ -160,3 +160,30 @@ def test_print_never_asks_the_reader_to_move_a_slider():
              for printed in [prose(constructs.expand_media(text, only="print"))]
              for m in SCREEN_ONLY[lang].finditer(printed)]
     assert not found, "screen-only words in print; write them as {{ screen \"…\" print \"…\" }}:\n" + "\n".join(found)
+
+
+# lists: the same in both languages, whatever a number prints as ------------------------------------
+def _lists(page: Path) -> list[tuple[str, int]]:
+    """Each list of the page as Python-Markdown reads it once every number is printed: its kind
+    (ol, ul) and how many items it has, in the page's order."""
+    import markdown
+    from bs4 import BeautifulSoup
+    text = constructs.expand_values(constructs.expand_media(constructs.Located(page.read_text(encoding="utf-8"),
+                                                                               page.name))).text
+    html = markdown.markdown(text, extensions=["attr_list", "md_in_html", "admonition", "pymdownx.details",
+                                               "tables", "pymdownx.superfences"])
+    return [(tag.name, len(tag.find_all("li", recursive=False)))
+            for tag in BeautifulSoup(html, "html.parser").find_all(["ol", "ul"])]
+
+
+@pytest.mark.parametrize("page", ZH_PAGES, ids=lambda p: p.name)
+def test_twins_have_the_same_lists_once_their_numbers_are_printed(page):
+    assert _lists(page) == _lists(page.with_name(page.name.replace(".zh.md", ".en.md")))
+
+
+@pytest.mark.parametrize("before, after", [("  ", ". nsubj and amod in none"), ("", ") in all"), ("> ", ". Then")])
+def test_a_number_that_starts_a_line_never_starts_a_list(before, after):
+    import markdown
+    page = f"- det in\n{before}{{{{ value toy.n }}}}{after}\n"
+    html = markdown.markdown(constructs.expand_values(constructs.Located(page, "p.md")).text)
+    assert "<ol" not in html and f"{quantities.value('toy.n')}{after[0]}" in html

@@ -339,11 +339,26 @@ def bound_problems(text: str | Located, where: str = "") -> list[str]:
     return found
 
 
+# what makes a line a list item when a number starts it: "12. " (Python-Markdown's ordered list)
+LIST_AFTER_NUMBER = re.compile(r"[.)](?=[ \t]|$)", re.M)
+
+
+def _printed_in_place(m: re.Match, where: str) -> str:
+    """The text printed for a value construct where it stands: a number that starts a line (or a
+    quoted line) and is followed by ". " gets its dot escaped, or Markdown would read the line as a
+    numbered list item (and drop the number)."""
+    printed = _printed(m, where)[1]
+    line = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
+    if not line.strip(" \t>") and LIST_AFTER_NUMBER.match(m.string, m.end()):  # ">": a quote
+        printed += "\\"
+    return printed
+
+
 def expand_values(text: Located) -> Located:
     problems = bound_problems(text)
     if problems:
         raise MarkupError("\n".join(problems))
-    return text.replace(VALUE, lambda m, where: _printed(m, where)[1])
+    return text.replace(VALUE, _printed_in_place)
 
 
 def expand_media(text: str | Located, only: str | None = None) -> str | Located:
