@@ -10,6 +10,8 @@ import re
 import numpy as np
 import pypdf
 import pytest
+
+from figures.text.maths import MathsError
 from bs4 import BeautifulSoup
 from pypdf import generic as g
 
@@ -178,7 +180,11 @@ def test_the_same_deck_is_the_same_bytes_and_a_changed_frame_a_new_name(made):
 def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
     assert decks.slide_text("See [the page](x.md) for $\\text{softmax}(q \\cdot k)$ and *this*.") == \
         "See the page for $\\mathrm{softmax}(q \\cdot k)$ and this."
-    assert decks.slide_text("Bad maths: $\\notacommand{x}$.") == "Bad maths: notacommand{x}."
+    assert decks.slide_text("Thin spaces: $a\\,v_\\mathbf{x}$.") == "Thin spaces: $a\\,v_\\mathbf{x}$."
+    # what mathtext cannot set is written as text (maths.py), or named when it has no text form either
+    assert decks.slide_text("Words: $\\textrm{ab}\\,c$.") == "Words: ab c."
+    with pytest.raises(MathsError, match=r"\\notacommand"):
+        decks.slide_text("Bad maths: $\\notacommand{x}$.")
     style.setup()
     text = "一个头只能混合：它给每个词一个权重，权重加起来是一，所以输出是值的加权平均 " * 3
     address = "Figure 3.2 from “Multi-head attention, explained”, https://mha-explained.example.org/en/heads-side-by-side/#fig-four-heads"

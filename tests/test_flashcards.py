@@ -99,7 +99,19 @@ def test_the_table_opens_in_excel_with_a_row_per_card():
     assert data.startswith("\ufeff".encode())
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     assert rows[0] == ["id", *flashcards.FIELDS["en"]]
-    assert [r[0] for r in rows[1:]] == ["query", "d-k", "softmax"] and rows[2][3] == "$d_k$"
+    assert [r[0] for r in rows[1:]] == ["query", "d-k", "softmax"] and rows[2][3] == "d_k"
+    assert rows[1][4] == "The vector a token asks with, q = x W^Q: see the page."  # maths as text: no formula is set
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_real_glossarys_table_holds_no_tex(lang):
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[1] / "docs" / f"glossary.{lang}.md").read_text(encoding="utf-8")
+    cards = flashcards.cards(source, lang, SITE)
+    assert sum("$" in c.meaning for c in cards) > 10  # the entries do write maths
+    text = flashcards.csv_bytes(cards, lang).decode("utf-8-sig")
+    assert not set("$\\{}") & set(text), [line for line in text.splitlines() if set("$\\{}") & set(line)][:3]
+    assert "√(d_k)" in text and "×" in text
 
 
 @pytest.mark.parametrize("lang, root", [("zh", ""), ("en", "en/")])

@@ -26,6 +26,7 @@ import genanki
 
 from mha_ref import store
 
+from ..text import maths
 from ..text.constructs import first_sentence
 
 GLOSSARY = "glossary"  # the page's name: docs/glossary.<lang>.md, published at <lang root>glossary/
@@ -94,12 +95,13 @@ def _absolute(site: str, link: str) -> str:
 
 
 def csv_bytes(found: list[Card], lang: str) -> bytes:
-    """The cards as a CSV table (UTF-8 with a byte-order mark, which Excel needs to read Chinese)."""
+    """The cards as a CSV table (UTF-8 with a byte-order mark, which Excel needs to read Chinese), its
+    maths as plain Unicode text: a spreadsheet sets no formula."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(("id",) + FIELDS[lang])
     for c in found:
-        writer.writerow((c.anchor, c.term, c.other, c.symbol, c.meaning, c.entry, c.explained))
+        writer.writerow((c.anchor, *map(maths.inline, (c.term, c.other, c.symbol, c.meaning)), c.entry, c.explained))
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from mha_ref import quantities
 
-from . import bounds
+from . import bounds, maths
 
 
 FIGURE = re.compile(r"^[ \t]*\{\{\s*figure\s+(?P<id>[^\s}]+)(?P<opts>(?:\s+\w+=[^\s}]+)*)\s*\}\}[ \t]*$", re.M)
@@ -382,11 +382,9 @@ def unmarked(text: str) -> str:
 
 def plain(markdown_text: str, media: str = "screen") -> str:
     """Caption text as plain words (an image's alt attribute, a download's title): the `media`
-    wording of {{ screen … print … }}, no Markdown marks or attribute lists, no TeX commands."""
-    text = expand_media(markdown_text, only=media)
-    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
-    text = text.replace("\\times", "×").replace("\\cdot", "·")
-    return re.sub(r"[$\\]", "", unmarked(text))
+    wording of {{ screen … print … }}, no Markdown marks or attribute lists, maths as Unicode text
+    (maths.py)."""
+    return unmarked(maths.inline(expand_media(markdown_text, only=media))).replace("\\$", "$")
 
 
 def first_sentence(text: str) -> str:
