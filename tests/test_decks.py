@@ -190,9 +190,9 @@ def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
     address = "Figure 3.2 from “Multi-head attention, explained”, https://mha-explained.example.org/en/heads-side-by-side/#fig-four-heads"
     for words, width in ((text, 600), ("A key that stands out ($q \\cdot k$) from the rest, by a fixed strength " * 3, 500),
                          (address, decks.SIDE)):  # an address in the narrow column breaks at its slashes
-        lines = decks._wrap(words, 40, width).split("\n")
+        lines = decks._wrap(words, 40, width, "en").split("\n")
         assert len(lines) > 1 and "".join(lines).replace(" ", "") == words.replace(" ", "").rstrip()
-        assert all(decks._width(line, 40) <= width * 1.02 for line in lines)
+        assert all(decks._width(line, 40, "en") <= width * 1.02 for line in lines)
         assert all(line.count("$") % 2 == 0 for line in lines)  # maths never split across lines
 
 
@@ -279,3 +279,45 @@ def test_a_page_whose_figure_fails_to_import_gets_no_deck_and_the_others_theirs(
     assert list(found) == ["one-head-blends.md"] and len(found["one-head-blends.md"].slides) == len(frames("blend-rows"))
     # a frame without a PDF (it failed to draw): no deck for its page either
     assert decks.page_decks(numbers, "en", lambda f: None) == {}
+
+
+def test_a_chinese_line_never_starts_with_closing_punctuation_nor_ends_with_opening():
+    text = "（每个头）看一个词，（再看“下一个”词），然后（混合）。" * 6
+    for width in range(200, 700, 7):  # every place a line can break
+        lines = decks._wrap(text, 40, width, "zh").split("\n")
+        assert "".join(lines) == text
+        assert not [line for line in lines[1:] if line[0] in decks._CLOSING], width
+        assert not [line for line in lines[:-1] if line[-1] in decks._OPENING], width
+
+
+def _fonts(pdf: bytes) -> set[str]:
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return {str(font["/BaseFont"]) for page in reader.pages
+            for font in page["/Resources"].get("/Font", {}).values()}
+
+
+def test_english_slides_set_quotation_marks_as_wide_as_latin_text_and_chinese_ones_full_width():
+    sizes = [decks.frame_size(s.frame) for s in _deck().slides]
+    en, zh = (_fonts(decks._text_pages(_deck(lang), sizes)) for lang in ("en", "zh"))
+    assert any("CJKjp" in f for f in en) and not any("CJKsc" in f for f in en), en
+    assert any("CJKsc" in f for f in zh) and not any("CJKjp" in f for f in zh), zh
+    # the Chinese cut's “ is an em wide: a gap around an English word; the other cut's is not
+    assert decks._width("“x”", 40, "en") < 0.7 * decks._width("“x”", 40, "zh")
+
+
+def test_the_note_icon_covers_neither_the_frame_nor_the_text(made):
+    deck, pdfs = made
+    reader = pypdf.PdfReader(io.BytesIO(pdfs["light"]))
+    cases = [(page, decks.frame_size(slide.frame)) for page, slide in zip(reader.pages[1:], deck.slides)]
+    for page, (width, height) in cases:
+        scale, x, y = _placed(page)
+        x0, y0, x1, y1 = (float(v) for v in page["/Annots"][0].get_object()["/Rect"])
+        frame = (x, y, x + width * scale, y + height * scale)
+        assert x1 <= frame[0] or x0 >= frame[2] or y1 <= frame[1] or y0 >= frame[3], ((x0, y0, x1, y1), frame)
+    # a frame as wide and tall as a slide allows, placed beside the heading: the note goes in the gutter
+    for width, height in ((400, 480), (800, 150), (520, 470)):
+        where, s = decks.placement(width, height)
+        x, y, _ = decks.frame_box(width, height)
+        x0, y0, x1, y1 = decks.note_box(width, height)
+        assert x1 <= x or x0 >= x + width * s or y1 <= y or y0 >= y + height * s, (where, width, height)
+        assert x0 >= decks.MARGIN + (decks.SIDE if where == "beside" else decks.UNDER_WIDTH)  # right of the text

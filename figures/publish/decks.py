@@ -174,12 +174,22 @@ def frame_box(width: float, height: float, head: float = HEAD) -> tuple[float, f
 
 
 UNDER_WIDTH = PAGE_W - 2 * MARGIN - 200  # the heading's width over a frame placed under it
+NOTE = 36  # the speaker note's icon, a square
 
 
-def head_room(slide: Slide) -> float:
+def note_box(width: float, height: float, head: float = HEAD) -> tuple[float, float, float, float]:
+    """Where a slide's note icon goes (x0, y0, x1, y1) so that it covers neither frame nor text:
+    right of the heading over a frame placed under it, in the gutter between the text column and
+    a frame placed beside it (which may reach the slide's top right corner)."""
+    where, _ = placement(width, height, head)
+    x = PAGE_W - MARGIN - NOTE if where == "under" else SIDE + MARGIN + (MARGIN - NOTE) / 2
+    return x, PAGE_H - MARGIN - NOTE, x + NOTE, PAGE_H - MARGIN
+
+
+def head_room(slide: Slide, lang: str) -> float:
     """How far down from the slide's top its heading and frame label reach when the frame is placed
     under them (at least HEAD): a long heading takes more lines, and the frame goes lower."""
-    lines = _wrap(slide.heading, SIZES["heading"], UNDER_WIDTH).count("\n") + 1
+    lines = _wrap(slide.heading, SIZES["heading"], UNDER_WIDTH, lang).count("\n") + 1
     label = 16 + SIZES["label"] * LINE if slide.label else 0
     return max(HEAD, MARGIN + lines * SIZES["heading"] * LINE + label + 24)
 
@@ -187,23 +197,31 @@ def head_room(slide: Slide) -> float:
 # --- the text of the slides, drawn by matplotlib -------------------------------------------------
 
 _CJK_CHARS = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+# punctuation that never starts a line (it closes or ends something) and that never ends one
+_CLOSING = "）】》」』〉〕，。、；：！？”’"
+_OPENING = "（【《「『〈〔“‘"
 # what a line may break between: a word (maths and what sticks to it included) with the spaces
-# after it, one Chinese character, and an address's parts (after a slash, before a #)
-_TOKEN = re.compile(rf"#?(?:\$[^$]*\$|[^\s$/#{_CJK_CHARS}])+/*\s*|[/#]+\s*|[{_CJK_CHARS}]|\s+")
+# after it, one Chinese character, and an address's parts (after a slash, before a #); opening
+# punctuation sticks to what follows it, closing punctuation to what comes before
+_TOKEN = re.compile(rf"[{_OPENING}]*(?:#?(?:\$[^$]*\$|[^\s$/#{_CJK_CHARS}{_CLOSING}])+/*[{_CLOSING}]*\s*"
+                    rf"|[/#]+\s*|[{_CJK_CHARS}][{_CLOSING}]*)|[{_CLOSING}]+|\s+")
+# English text in the CJK face's Japanese cut: the same Latin letters as the Chinese cut's, but
+# quotation marks as wide as a Latin text's (the Chinese cut's are a whole em wide, a visible gap)
+FAMILY = {"zh": ("Noto Sans CJK SC", "DejaVu Sans"), "en": ("Noto Sans CJK JP", "DejaVu Sans")}
 
 
-def _wrap(text: str, size: float, width: float) -> str:
+def _wrap(text: str, size: float, width: float, lang: str) -> str:
     """The text broken into lines no wider than `width` units at `size`: between words, and
-    between any two Chinese characters (a line never starts with a space)."""
+    between any two Chinese characters (a line never starts with a space or closing punctuation)."""
     lines, line, wide = [], "", 0.0
     for token in _TOKEN.findall(text):
-        if line and wide + _width(token.rstrip(), size) > width:
+        if line and wide + _width(token.rstrip(), size, lang) > width:
             lines.append(line.rstrip())
             line = token.lstrip()
-            wide = _width(line, size)
+            wide = _width(line, size, lang)
         else:
             line += token
-            wide += _width(token, size)
+            wide += _width(token, size, lang)
     return "\n".join([*lines, line.rstrip()])
 
 
@@ -211,13 +229,13 @@ _MEASURE = Figure(dpi=72)  # a point is a unit: text measured as the slides draw
 
 
 @functools.lru_cache(maxsize=None)
-def _width(token: str, size: float) -> float:
+def _width(token: str, size: float, lang: str) -> float:
     """A piece of text's width in units at `size`, a little more than it takes (kerning between
     pieces is not counted), so that a line measured piece by piece is never wider than its room."""
     if not token.strip():
         return size * 0.3 * len(token)
     matplotlib.backends.backend_agg.FigureCanvasAgg(_MEASURE)
-    probe = _MEASURE.text(0, 0, token, fontsize=size)
+    probe = _MEASURE.text(0, 0, token, fontsize=size, family=list(FAMILY[lang]))
     try:
         return probe.get_window_extent(_MEASURE.canvas.get_renderer()).width * 1.02
     finally:
@@ -239,8 +257,9 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
 
         def put(fig, x, y, text, size, colour, width, **kw) -> int:
             """Text at (x, y) units, wrapped to `width`; how many lines it took."""
-            wrapped = _wrap(text, size, width)
-            fig.text(x / PAGE_W, y / PAGE_H, wrapped, fontsize=size, color=colour, linespacing=LINE, **kw)
+            wrapped = _wrap(text, size, width, deck.lang)
+            fig.text(x / PAGE_W, y / PAGE_H, wrapped, fontsize=size, color=colour, linespacing=LINE,
+                     family=list(FAMILY[deck.lang]), **kw)
             return wrapped.count("\n") + 1
 
         fig = page()
@@ -258,7 +277,7 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
 
         for k, (slide, (fw, fh)) in enumerate(zip(deck.slides, sizes), start=1):
             fig = page()
-            where, _ = placement(fw, fh, head_room(slide))
+            where, _ = placement(fw, fh, head_room(slide, deck.lang))
             width = UNDER_WIDTH if where == "under" else SIDE
             lines = put(fig, MARGIN, PAGE_H - MARGIN, slide.heading, SIZES["heading"], ink, width, va="top")
             if slide.label:  # under the heading, whatever its lines
@@ -270,7 +289,7 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
             put(fig, MARGIN, 30 + lift, slide.credit, SIZES["credit"], muted, width - (140 if where == "under" else 0),
                 va="bottom")
             fig.text((MARGIN + width) / PAGE_W, 30 / PAGE_H, f"{k + 1} / {len(deck.slides) + 1}",
-                     fontsize=SIZES["credit"], color=muted, ha="right", va="bottom")
+                     fontsize=SIZES["credit"], color=muted, ha="right", va="bottom", family=list(FAMILY[deck.lang]))
             pdf.savefig(fig)
     return out.getvalue()
 
@@ -396,7 +415,7 @@ def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
             page[g.NameObject("/Contents")] = writer._add_object(turned.flate_encode())
     for page, slide in zip(writer.pages[1:], deck.slides):
         ref, w, h = _form(writer, slide.frame, scheme)
-        x, y, s = frame_box(w, h, head_room(slide))
+        x, y, s = frame_box(w, h, head_room(slide, deck.lang))
         # matplotlib's pages share one resources dictionary: each slide gets its own, naming its frame
         resources = g.DictionaryObject(page.get("/Resources", g.DictionaryObject()).get_object())
         xobjects = g.DictionaryObject(resources.get("/XObject", g.DictionaryObject()).get_object())
@@ -408,7 +427,7 @@ def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
         # the page's text (matplotlib writes one stream a page), then the frame over it
         page[g.NameObject("/Contents")] = g.ArrayObject([page.raw_get("/Contents"), writer._add_object(drawn)])
         page[g.NameObject("/Annots")] = g.ArrayObject([writer._add_object(_note(
-            (PAGE_W - MARGIN - 36, PAGE_H - MARGIN - 36, PAGE_W - MARGIN, PAGE_H - MARGIN), slide.notes))])
+            note_box(w, h, head_room(slide, deck.lang)), slide.notes))])
     writer.add_metadata({"/Title": deck.title, "/Author": ", ".join(IDENTITY.authors),
                          "/Subject": deck.url, "/Keywords": f"{IDENTITY.content_licence}; v{IDENTITY.version}",
                          "/Producer": "mha-explained"})
