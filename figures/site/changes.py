@@ -286,28 +286,11 @@ def _alike(old: dict, new: dict, text: str) -> bool:
 
 
 def _moved(before: dict, after: dict, pairs: dict, places: bool) -> list[Moved]:
-    """The pairs whose title, id or place changed. A section moved if it is on another page, in
-    another section (the one it lay in is not the one it lies in now), or out of order: among the
-    siblings that kept their section, those outside the longest run in the earlier order."""
-    same_parent = {}  # new key: kept its page and its section
-    for o, n in pairs.items():
-        if o[1] and o[0] == n[0]:
-            if not places:
-                same_parent[n] = True
-            else:
-                old_parent = pairs.get((o[0], before[o]["parent"])) if before[o]["parent"] is not None else None
-                same_parent[n] = old_parent == ((n[0], after[n]["parent"]) if after[n]["parent"] is not None else None)
-    siblings = {}  # (page, new parent) -> the new keys there that kept their section, in new order
-    for n in sorted(same_parent, key=lambda n: after[n]["at"]):
-        if same_parent[n]:
-            siblings.setdefault((n[0], after[n]["parent"] if places else None), []).append(n)
-    back = {n: o for o, n in pairs.items()}
-    in_order = set()
-    for keys in siblings.values():
-        in_order |= {keys[i] for i in _longest_run([before[back[n]]["at"] for n in keys])}
+    """The pairs whose title, id or place changed (`Moved` says how)."""
+    in_order = _in_order(before, after, pairs, places)
     out = []
     for o, n in pairs.items():
-        if not o[1]:
+        if not o[1]:  # the opening: before every heading, always
             continue
         how = []
         old_title, new_title = before[o].get("title"), after[n].get("title")
@@ -320,6 +303,21 @@ def _moved(before: dict, after: dict, pairs: dict, places: bool) -> list[Moved]:
         if how:
             out.append(Moved(_place(before, o, places), _place(after, n, places), tuple(how)))
     return out
+
+
+def _in_order(before: dict, after: dict, pairs: dict, places: bool) -> set[tuple[str, str]]:
+    """The sections (new keys) that did not move: on the same page, in the same section (the one it
+    lay in is the one it lies in now; without places, the page), and among the siblings there in the
+    longest run kept from the earlier order, so that one section moved does not move its neighbours."""
+    def parent(sections: dict, key: tuple[str, str]):
+        return (key[0], sections[key]["parent"]) if places and sections[key]["parent"] is not None else key[0]
+
+    siblings = {}  # (page, parent) -> [(earlier index, new key)], in the new order
+    for o, n in sorted(pairs.items(), key=lambda pair: after[pair[1]]["at"]):
+        old_parent = parent(before, o)
+        if o[0] == n[0] and pairs.get(old_parent, old_parent) == parent(after, n):
+            siblings.setdefault(parent(after, n), []).append((before[o]["at"], n))
+    return {keys[i][1] for keys in siblings.values() for i in _longest_run([at for at, _ in keys])}
 
 
 def _place(sections: dict, key: tuple[str, str], places: bool) -> Place:
