@@ -196,3 +196,168 @@ def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_
             markdown = tables.table_markdown(name, lang, "test")
             assert "| " + " | ".join(head) + " |" in markdown
             assert all("| " + " | ".join(r) + " |" in markdown for r in rows)
+
+
+def _markdown(heads, lang):
+    """A page's Markdown in `lang` from (level, id, title, text) rows; the Chinese twin's titles and
+    texts marked "中" so that the languages differ."""
+    mark = "中" if lang == "zh" else ""
+    return "\n\n".join((f"{'#' * level} {mark}{title} {{#{i}}}" if level else "")  # level 0: the opening's text
+                       + (f"\n\n{mark}{text}" if text else "") for level, i, title, text in heads).lstrip("\n") + "\n"
+
+
+def _tree(version, pages):
+    """The snapshot of a small fake tree, its sections read from its Markdown by the snapshot's code."""
+    out = []
+    for name, heads in pages.items():
+        texts = {lang: _markdown(heads, lang) for lang in ("zh", "en")}
+        out.append({"page": name, "title": {lang: heads[0][2] + lang for lang in texts},
+                    "sections": snapshot.page_sections(texts), "anchors": snapshot.anchors(texts["zh"], []),
+                    "figures": [], "values": [], "tables": []})
+    return {"format": snapshot.FORMAT, "version": version, "quantities": {}, "figures": {}, "pages": out}
+
+
+# 1.0.0 -> 1.1.0: #shapes retitled; #detail moved from #heads to #loop; #setup moved after #loop;
+# #old-name given a new id, #new-name, its text kept; #travel moved from b.md to a.md, its text edited;
+# the rest kept
+A = [(1, "a", "A", "a's opening"), (2, "setup", "Setup", "setup text"), (2, "shapes", "Shapes", "shapes text"),
+     (2, "heads", "Heads", "heads text"), (3, "detail", "Detail", "detail text"), (2, "loop", "Loop", "loop text"),
+     (2, "old-name", "Old name", "a text kept word for word")]
+B = [(1, "b", "B", "b's opening"), (2, "costs", "Costs", "costs text"), (2, "travel", "Travel", "travel text")]
+TREE_OLD = _tree("1.0.0", {"a.md": A, "b.md": B})
+TREE_NEW = _tree("1.1.0", {
+    "a.md": [A[0], (2, "shapes", "Tensor shapes", "shapes text"), A[3], A[5], A[4], A[1],
+             (2, "new-name", "New name", "a text kept word for word"), (2, "travel", "Travel", "travel text, edited")],
+    "b.md": B[:2]})
+
+
+def test_the_snapshot_gives_each_section_its_id_level_parent_position_title_and_text():
+    text = _markdown(A, "en")
+    found = snapshot.page_sections({"zh": _markdown(A, "zh"), "en": text})
+    assert [(s["id"], s["level"], s["parent"], s["position"]) for s in found] == [
+        ("", 0, None, 0), ("a", 1, "", 0), ("setup", 2, "a", 0), ("shapes", 2, "a", 1), ("heads", 2, "a", 2),
+        ("detail", 3, "heads", 0), ("loop", 2, "a", 3), ("old-name", 2, "a", 4)]
+    assert found[3]["title"] == {"zh": "中Shapes", "en": "Shapes"}
+    # the text's digest is not the title's, nor the blank lines' around it: retitled, or last on its
+    # page, a section's text is the same
+    retitled = snapshot.page_sections({"en": text.replace("# Shapes", "# Tensor shapes") + "\n\n"})
+    assert [s["text"]["en"] for s in retitled] == [s["text"]["en"] for s in found]
+    assert retitled[3]["title"]["en"] == "Tensor shapes" and retitled[-1]["digest"] != found[-1]["digest"]["en"]
+    assert len({s["text"]["en"] for s in found}) == len(found)
+
+
+def _moves():
+    found = changes.diff(TREE_OLD, TREE_NEW)
+    return found, {m.new.id: m for m in found.sections_moved["a.md"]}
+
+
+def test_a_retitled_heading_is_listed_with_its_old_title():
+    found, moved = _moves()
+    assert moved["shapes"].how == ("retitled",)
+    assert (moved["shapes"].old.id, moved["shapes"].new.id) == ("shapes", "shapes")
+    assert "shapes" not in found.pages_edited["a.md"]  # its text is the same: retitled, not edited
+
+
+def test_a_section_moved_within_its_page_is_listed_with_its_old_and_new_place():
+    found, moved = _moves()
+    # into another section: from under #heads to under #loop
+    assert moved["detail"].how == ("moved",)
+    assert (moved["detail"].old.parent, moved["detail"].new.parent) == ("heads", "loop")
+    # among its siblings: #setup went from first to after #loop; the others kept their order
+    assert moved["setup"].how == ("moved",)
+    assert (moved["setup"].old.after, moved["setup"].new.after) == (None, "loop")
+    assert not {"heads", "loop"} & set(moved) and found.pages_edited["a.md"] == ["travel"]
+
+
+def test_a_section_moved_to_another_page_is_listed_with_the_page_it_left():
+    """Found by its id, the one page that has it now (its text was edited on the way)."""
+    found, moved = _moves()
+    assert moved["travel"].how == ("moved",) and "travel" in found.pages_edited["a.md"]
+    assert (moved["travel"].old, moved["travel"].new) == (changes.Place("b.md", "travel", "b", "costs"),
+                                                          changes.Place("a.md", "travel", "a", "new-name"))
+    assert "b.md" not in found.pages_edited  # b.md lost it, and its #costs is now last: no edit
+    assert found.sections_removed.get("a.md") == [] and found.sections_added.get("a.md") == []
+
+
+def test_a_section_given_a_new_id_is_found_by_its_text():
+    found, moved = _moves()
+    assert moved["new-name"].how == ("retitled", "renamed")
+    assert moved["new-name"].old == changes.Place("a.md", "old-name", "a", "loop")
+    # a text that two sections share, or none (a heading right above another), names no section
+    twice = changes.diff(TREE_OLD, _tree("1.1.0", {"a.md": TREE_NEW_A_TWICE, "b.md": B[:2]}))
+    assert "old-name" in twice.sections_removed["a.md"] and {"new-name", "copy"} <= set(twice.sections_added["a.md"])
+    empty = [(0, "", "", "text above the title"), (1, "a", "A", "a's opening"), (2, "old", "Old", ""),
+             (3, "inner", "Inner", "inner text")]
+    blank = changes.diff(_tree("1.0.0", {"a.md": empty}), _tree("1.1.0", {"a.md": [*empty[:2], (2, "new", "New", ""), empty[3]]}))
+    assert (blank.sections_added, blank.sections_removed) == ({"a.md": ["new"]}, {"a.md": ["old"]})
+
+
+TREE_NEW_A_TWICE = [A[0], (2, "new-name", "New name", "a text kept word for word"),
+                    (2, "copy", "Copy", "a text kept word for word")]
+
+
+def test_a_new_id_still_leaves_the_old_anchor_gone_without_a_note():
+    """Found again or not, an id the earlier release had on its page is a build warning until a note
+    keeps it: the anchor check is the same."""
+    assert changes.diff(TREE_OLD, TREE_NEW).vanished == [("a.md", "old-name"), ("b.md", "travel")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_section_retitled_renamed_or_moved_is_listed_under_its_page_linked(lang):
+    w = changes.WORDS[lang]
+    mark = "中" if lang == "zh" else ""
+    text = changes.markdown(changes.diff(TREE_OLD, TREE_NEW), TREE_NEW, lang, TREE_OLD)
+    page = text[text.index(f"- [A{lang}](a.md)"):text.index("## ", text.index(f"- [A{lang}](a.md)"))]
+    lines = [line.removeprefix("    - ") for line in page.splitlines()[1:] if line.startswith("    - ")]
+
+    def title(t):
+        return w["quoted"].format(t=mark + t)
+
+    def said(link, how, old, new=None):
+        return w["shift"].format(link=link, how=w["and"].join(w[h] for h in how), old=w["clause"].join(old),
+                                 now=w["now"].format(new=w["clause"].join(new)) if new else "")
+
+    assert lines == [
+        said(f"[{mark}Tensor shapes](a.md#shapes)", ["retitled"], [w["titled"].format(t=title("Shapes"))]),
+        said(f"[{mark}Detail](a.md#detail)", ["moved"], [w["under"].format(t=title("Heads")), w["first"]],
+             [w["under"].format(t=title("Loop")), w["first"]]),
+        said(f"[{mark}Setup](a.md#setup)", ["moved"], [w["first"]], [w["after"].format(t=title("Loop"))]),
+        said(f"[{mark}New name](a.md#new-name)", ["retitled", "renamed"],
+             [w["id"].format(id="old-name"), w["titled"].format(t=title("Old name"))]),
+        said(f"[{mark}Travel](a.md#travel)", ["moved"],
+             [w["on_under"].format(page=f"[B{lang}](b.md)", t=title("B")), w["after"].format(t=title("Costs"))],
+             [w["under"].format(t=title("A")), w["after"].format(t=title("New name"))]),
+    ]
+    assert w["no_titles"].format(v="1.0.0") not in text
+    assert {"zh": "[中Travel](a.md#travel)：挪了位置。原来在[Bzh](b.md)页的“中B”一节下，排在“中Costs”之后；"
+                  "现在在“中A”一节下，排在“中New name”之后。",
+            "en": "[Travel](a.md#travel): moved; before: on [Ben](b.md), under “B”, after “Costs”; "
+                  "now: under “A”, after “New name”."}[lang] == lines[-1]  # as a reader reads it
+
+
+def _older(tree, *keys):
+    """`tree` as an earlier release's code would give it, without the sections' `keys`."""
+    return dict(tree, pages=[dict(p, sections=[{k: v for k, v in s.items() if k not in keys} for s in p["sections"]])
+                             for p in tree["pages"]])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_earlier_snapshot_is_compared_on_what_it_gives(lang):
+    # format 1: no parent, position nor trimmed text; the places come from the levels, the same moves,
+    # but its texts' digests count the blank lines: #old-name was last on its page, #new-name is not
+    formats = changes.diff(_older(TREE_OLD, "parent", "position", "text"), TREE_NEW)
+    now = changes.diff(TREE_OLD, TREE_NEW).sections_moved["a.md"]
+    assert formats.sections_moved["a.md"] == [m for m in now if m.new.id != "new-name"] and formats.unknown == []
+    # no titles nor levels: nothing is retitled; moved by page or order only; the page says it
+    found = changes.diff(_older(TREE_OLD, "parent", "position", "level", "title"), TREE_NEW)
+    assert found.unknown == ["titles", "places"]
+    moved = {m.new.id: m.how for m in found.sections_moved["a.md"]}
+    # in the page's order, #detail now comes after #loop, #setup after #detail
+    assert moved == {"detail": ("moved",), "setup": ("moved",), "new-name": ("renamed",)}
+    # #travel, edited on its way to a.md, is alike in nothing the earlier side gives: gone and new
+    assert found.sections_removed["b.md"] == ["travel"] and found.sections_added["a.md"] == ["travel"]
+    text = changes.markdown(found, TREE_NEW, lang, _older(TREE_OLD, "title"))
+    w = changes.WORDS[lang]
+    assert w["no_titles"].format(v="1.0.0") in text and w["no_places"].format(v="1.0.0") in text
+    assert w["id"].format(id="old-name") in text  # the earlier side named by its ids:
+    assert w["after"].format(t="`#heads`") in text and w["sections_removed"] + w["colon"] + "`#travel`" in text

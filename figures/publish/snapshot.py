@@ -7,8 +7,9 @@ gives a JSON-ready mapping:
 - `figures`: per figure id, a digest of its data table in each language (`data`), or, for a figure
   without data(), the digest of the code it is drawn from (`code`, the figure cache's key without
   the environment): drawing every frame to compare its bytes would cost a whole build;
-- `pages`: in nav order, each page's title, its sections (heading id, level, title and a digest of
-  its text, per language), every anchor it has (heading ids, `{: #id }` attribute lists, `id="..."`,
+- `pages`: in nav order, each page's title, its sections (`page_sections`: heading id, level,
+  parent and position, and per language its title and a digest of its text apart from the title), every
+  anchor it has (heading ids, `{: #id }` attribute lists, `id="..."`,
   `fig-<id>` of each figure it places), the figures it places and the quantity names it prints
   (its own `{{ value NAME }}` and those in the captions of its figures), and the tables it prints
   (`{{ table NAME }}`, whose cells figures/site/tables.py gives: the site's side of a snapshot).
@@ -31,7 +32,8 @@ from ..text.constructs import TABLE, VALUE, outside_code
 from . import bundles, numbering
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMAT = 1  # what a snapshot holds; a reader refuses another
+FORMAT = 2  # what a snapshot holds; a reader refuses another
+READS = (1, 2)  # the formats a reader takes: 1 gives no section its parent, position nor `text`
 
 HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]*\{#(?P<id>[\w-]+)[^}]*\})?[ \t]*#*[ \t]*$", re.M)
 ATTRIBUTES = re.compile(r"(?<!\{)\{:?[ \t]*(?P<body>[^{}\n]*?#[\w-][^{}\n]*?)\}(?!\})")
@@ -59,6 +61,42 @@ def sections(text: str) -> list[dict]:
         out.append({"id": m["id"] or _slug(m["title"]), "level": len(m["hashes"]), "title": m["title"].strip(),
                     "text": text[m.end():end]})
     return out
+
+
+# either digest of a section with no text of its own (a heading right above another): nothing to know it by
+BLANK = {_digest("\n" * k) for k in range(5)}
+
+
+def outline(levels: list[int]) -> list[tuple[int | None, int]]:
+    """Each heading's place, from the headings' levels in page order: (the index of the section it
+    lies in, the nearest before it of a lower level, None if none; its index among that one's)."""
+    out, children = [], {}
+    for k, level in enumerate(levels):
+        parent = next((j for j in range(k - 1, -1, -1) if levels[j] < level), None)
+        out.append((parent, children.get(parent, 0)))
+        children[parent] = out[-1][1] + 1
+    return out
+
+
+def page_sections(texts: dict[str, str]) -> list[dict]:
+    """A page's sections from its Markdown per language, the first language's headings giving the
+    ids, levels and places, its twins' taken in the same order: [{id, level, parent (the id of the
+    section it lies in, "" the opening, None for the opening itself), position (its index there),
+    and per language its title, `text` (a digest of its text without the blank lines around it, not
+    of its title: the last section of a page has no blank line below it) and `digest` (of its text
+    as it stands, which format 1 gave alone)}]."""
+    langs = list(texts)
+    split = {lang: sections(texts[lang]) for lang in langs}
+    first = split[langs[0]]
+    named = []
+    for k, (section, (parent, position)) in enumerate(zip(first, outline([s["level"] for s in first]))):
+        twins = {lang: split[lang][k] if k < len(split[lang]) else {"title": "", "text": ""} for lang in langs}
+        named.append({"id": section["id"], "level": section["level"],
+                      "parent": None if parent is None else first[parent]["id"], "position": position,
+                      "title": {lang: twins[lang]["title"] for lang in langs},
+                      "text": {lang: _digest(twins[lang]["text"].strip("\n")) for lang in langs},
+                      "digest": {lang: _digest(twins[lang]["text"]) for lang in langs}})
+    return named
 
 
 def anchors(text: str, placed: list[str]) -> list[str]:
@@ -119,14 +157,7 @@ def snapshot(root: Path = ROOT) -> dict:
     for page in numbering.nav_pages(config["nav"]):
         texts = {lang: numbering._source(docs, page, lang) for lang in langs}
         placed = numbering.placed_figures(docs, page, langs)
-        split = {lang: sections(texts[lang]) for lang in langs}
-        first = split[langs[0]]
-        named = []
-        for k, section in enumerate(first):
-            twins = {lang: split[lang][k] if k < len(split[lang]) else {"title": "", "text": ""} for lang in langs}
-            named.append({"id": section["id"], "level": section["level"],
-                          "title": {lang: twins[lang]["title"] for lang in langs},
-                          "digest": {lang: _digest(twins[lang]["text"]) for lang in langs}})
+        named = page_sections(texts)
         printed = set()
         for lang in langs:
             printed |= {m["name"] for m in outside_code(VALUE, texts[lang])}

@@ -10,7 +10,9 @@ git, or without an earlier tag, the page says that this is the first release it 
 is computed.
 
 `{{ changes }}` on a line of its own (docs/changes.*.md) becomes the tables: pages added, removed
-and edited (the sections that changed, linked), figures whose data changed (before and after, the
+and edited (the sections whose text changed, added or removed; under the page, each section
+retitled, given a new id or moved, with its earlier title and place: `_pair` says how a section is
+known on both sides), figures whose data changed (before and after, the
 before from the earlier release's frozen folder when this build is a release), every number whose
 value changed (name, old, new, the pages that print it; a number in a `{{ table }}` by its table, row
 and column, the earlier release's cells given by its own figures/site/tables.py), and every figure id or anchor of the
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -128,14 +131,37 @@ def release_snapshot(tag: str, root: Path = ROOT) -> dict:
                               lambda: _tree_snapshot(root, tag), write, f"the snapshot of {tag}")
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a section lies on one side: its page, its id, the id of the section it lies in ("" the
+    page's opening, None: that side cannot tell) and the id of the sibling before it (None: first)."""
+    page: str
+    id: str
+    parent: str | None
+    after: str | None
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A section found on both sides whose heading or place changed; `how` among "retitled" (another
+    title), "renamed" (another id: found by its text) and "moved" (another page, another section it
+    lies in, or another order among its siblings)."""
+    old: Place
+    new: Place
+    how: tuple[str, ...]
+
+
 @dataclass
 class Changes:
     """One release against the one before."""
     previous: str  # its version, "1.0.0"
     pages_added: list[str] = field(default_factory=list)
     pages_removed: list[str] = field(default_factory=list)
-    pages_edited: dict[str, list[str]] = field(default_factory=dict)  # page: its sections' ids that changed ("" its opening)
+    pages_edited: dict[str, list[str]] = field(default_factory=dict)  # page: its sections' ids whose text changed ("" its opening)
     sections_added: dict[str, list[str]] = field(default_factory=dict)
+    sections_removed: dict[str, list[str]] = field(default_factory=dict)  # page: ids of the earlier release's
+    sections_moved: dict[str, list[Moved]] = field(default_factory=dict)  # by the page the section is on now
+    unknown: list[str] = field(default_factory=list)  # what the earlier snapshot cannot tell: "titles", "places"
     figures_changed: list[str] = field(default_factory=list)
     figures_added: list[str] = field(default_factory=list)
     figures_removed: list[str] = field(default_factory=list)
@@ -157,15 +183,24 @@ def diff(old: dict, new: dict) -> Changes:
     new_pages = {p["page"]: p for p in new["pages"]}
     out.pages_added = [p for p in new_pages if p not in old_pages]
     out.pages_removed = [p for p in old_pages if p not in new_pages]
+    before, after = _sections(old), _sections(new)
+    out.unknown = [what for what, key in (("titles", "title"), ("places", "parent"))
+                   if any(s.get(key, "-") == "-" for s in before.values())]
+    text = _text_key(before, after)
+    pairs = _pair(before, after, text)
+    moved = _moved(before, after, pairs, "places" not in out.unknown)
+    found = set(pairs.values())
     for name, page in new_pages.items():
-        if name not in old_pages:
-            continue
-        before = {s["id"]: s["digest"] for s in old_pages[name]["sections"]}
-        edited = [s["id"] for s in page["sections"] if s["id"] in before and s["digest"] != before[s["id"]]]
-        added = [s["id"] for s in page["sections"] if s["id"] not in before]
-        if edited or added:
-            out.pages_edited[name] = edited
-            out.sections_added[name] = added
+        here = [(name, s["id"]) for s in page["sections"]]
+        edited = [k[1] for o, k in pairs.items() if k[0] == name and before[o][text] != after[k][text]]
+        edited.sort(key=lambda i: here.index((name, i)))
+        shifted = sorted((m for m in moved if m.new.page == name), key=lambda m: here.index((name, m.new.id)))
+        added = [i for p, i in here if (p, i) not in found] if name in old_pages else []
+        removed = [i for p, i in before if p == name and (p, i) not in pairs and i] if name in old_pages else []
+        if shifted:
+            out.sections_moved[name] = shifted
+        if name in old_pages and (edited or added or removed or shifted):
+            out.pages_edited[name], out.sections_added[name], out.sections_removed[name] = edited, added, removed
     for fig_id, now in new["figures"].items():
         if fig_id not in old["figures"]:
             out.figures_added.append(fig_id)
@@ -190,6 +225,123 @@ def diff(old: dict, new: dict) -> Changes:
         if f"fig-{fig_id}" not in everywhere and not any(f"fig-{fig_id}" == a for _, a in out.vanished):
             out.vanished.append(("", f"fig-{fig_id}"))
     return out
+
+
+def _sections(snapshot: dict) -> dict[tuple[str, str], dict]:
+    """A snapshot's sections by (page, id), in page order, each with its index on its page (`at`) and
+    the id of the section it lies in (`parent`), derived from the levels for a snapshot that gives
+    none ("-": neither given nor derivable)."""
+    out = {}
+    for page in snapshot["pages"]:
+        sections = page["sections"]
+        if all("parent" in s for s in sections):
+            parents = [s["parent"] for s in sections]
+        elif all("level" in s for s in sections):
+            parents = [None if p is None else sections[p]["id"] for p, _ in snap.outline([s["level"] for s in sections])]
+        else:
+            parents = ["-"] * len(sections)
+        for k, (s, parent) in enumerate(zip(sections, parents)):
+            out.setdefault((page["page"], s["id"]), dict(s, parent=parent, at=k))
+    return out
+
+
+def _text_key(*sides: dict) -> str:
+    """Which digest of a section's text both sides give: `text` (without the blank lines around it),
+    or `digest` (as it stands) for a snapshot of format 1."""
+    return "text" if all("text" in s for side in sides for s in side.values()) else "digest"
+
+
+def _pair(before: dict, after: dict, text: str = "text") -> dict[tuple[str, str], tuple[str, str]]:
+    """Which section of `before` is which of `after`, by (page, id). An id never changes (the
+    anchors' rule), so the same id on the same page is the same section; one that left its page is
+    the one with its id on another page, if only one has it there and its title or text is alike in
+    a language; one whose id changed is the one with its text in every language, if no other section
+    on either side has that text."""
+    pairs = {k: k for k in before if k in after}
+    lost = [k for k in before if k not in pairs and k[1]]
+    found = [k for k in after if k not in pairs and k[1]]
+    for k in lost:
+        same = [n for n in found if n[1] == k[1]]
+        if len(same) == 1 and sum(o[1] == k[1] for o in lost) == 1 and _alike(before[k], after[same[0]], text):
+            pairs[k] = same[0]
+
+    def words(section: dict) -> tuple:  # its text in every language
+        return tuple(sorted(section[text].items()))
+
+    texts = {side: Counter(words(s) for s in sections.values()) for side, sections in (("old", before), ("new", after))}
+    taken = set(pairs.values())
+    by_text = {words(after[n]): n for n in found if n not in taken}
+    for k in lost:
+        said, n = words(before[k]), by_text.get(words(before[k]))
+        if k not in pairs and n is not None and texts["old"][said] == texts["new"][said] == 1 \
+                and not set(before[k][text].values()) <= snap.BLANK:
+            pairs[k] = n
+    return pairs
+
+
+def _alike(old: dict, new: dict, text: str) -> bool:
+    """Alike in one language at least: the same title or the same text."""
+    return any(old.get(key, {}).get(lang) == value for key in ("title", text)
+               for lang, value in new.get(key, {}).items())
+
+
+def _moved(before: dict, after: dict, pairs: dict, places: bool) -> list[Moved]:
+    """The pairs whose title, id or place changed (`Moved` says how)."""
+    in_order = _in_order(before, after, pairs, places)
+    out = []
+    for o, n in pairs.items():
+        if not o[1]:  # the opening: before every heading, always
+            continue
+        how = []
+        old_title, new_title = before[o].get("title"), after[n].get("title")
+        if old_title is not None and any(old_title.get(lang, t) != t for lang, t in new_title.items()):
+            how.append("retitled")
+        if o[1] != n[1]:
+            how.append("renamed")
+        if n not in in_order:
+            how.append("moved")
+        if how:
+            out.append(Moved(_place(before, o, places), _place(after, n, places), tuple(how)))
+    return out
+
+
+def _in_order(before: dict, after: dict, pairs: dict, places: bool) -> set[tuple[str, str]]:
+    """The sections (new keys) that did not move: on the same page, in the same section (the one it
+    lay in is the one it lies in now; without places, the page), and among the siblings there in the
+    longest run kept from the earlier order, so that one section moved does not move its neighbours."""
+    def parent(sections: dict, key: tuple[str, str]):
+        return (key[0], sections[key]["parent"]) if places and sections[key]["parent"] is not None else key[0]
+
+    siblings = {}  # (page, parent) -> [(earlier index, new key)], in the new order
+    for o, n in sorted(pairs.items(), key=lambda pair: after[pair[1]]["at"]):
+        old_parent = parent(before, o)
+        if o[0] == n[0] and pairs.get(old_parent, old_parent) == parent(after, n):
+            siblings.setdefault(parent(after, n), []).append((before[o]["at"], n))
+    return {keys[i][1] for keys in siblings.values() for i in _longest_run([at for at, _ in keys])}
+
+
+def _place(sections: dict, key: tuple[str, str], places: bool) -> Place:
+    page, parent = key[0], sections[key]["parent"] if places else None
+    earlier = [k for k, s in sections.items() if k[0] == page and s["at"] < sections[key]["at"] and k[1]
+               and (not places or s["parent"] == parent)]
+    return Place(page, key[1], parent, earlier[-1][1] if earlier else None)
+
+
+def _longest_run(values: list[int]) -> list[int]:
+    """The indices of a longest increasing subsequence of `values` (the order kept), the earliest ending."""
+    best = [1] * len(values)
+    before = [-1] * len(values)
+    for i in range(len(values)):
+        for j in range(i):
+            if values[j] < values[i] and best[j] + 1 > best[i]:
+                best[i], before[i] = best[j] + 1, j
+    if not values:
+        return []
+    i, out = best.index(max(best)), []
+    while i != -1:
+        out.append(i)
+        i = before[i]
+    return out[::-1]
 
 
 NUMBER = re.compile(r"\d")
@@ -236,8 +388,14 @@ WORDS = {
         "none_printed": "（页面上未直接出现）", "gone": "（已删去）",
         "vanished": "未留下去向的锚点", "vanished_none": "上一个版本的每个图编号和锚点在这一版里都还在（作为图、锚点或说明去向的短注）。",
         "vanished_some": "下面这些锚点在上一个版本里有，这一版里没有，也没有说明去向的短注：",
-        "nothing": "无。", "at": "{v} 中的这一图", "sep": "；", "colon": "：", "comma": "、",
+        "nothing": "无。", "at": "{v} 中的这一图", "sep": "；", "colon": "：", "comma": "、", "and": "、",
         "cell": "表 `{table}`：{row} · {column}",
+        "sections_removed": "删去的小节", "retitled": "改了标题", "renamed": "换了锚点", "moved": "挪了位置",
+        "shift": "{link}：{how}。原来{old}{now}。", "now": "；现在{new}", "clause": "，",
+        "titled": "标题是{t}", "id": "锚点是 `#{id}`", "on": "在{page}页", "on_under": "在{page}页的{t}一节下", "under": "在{t}一节下",
+        "top": "在最外一层", "after": "排在{t}之后", "first": "排在最前", "quoted": "“{t}”",
+        "no_titles": "上一版（{v}）的记录里没有小节标题：之后改了标题的小节这里列不出来，它的小节只能用锚点称呼。",
+        "no_places": "上一版（{v}）的记录里没有标题的级别：小节只有换了页面，或者在页内的先后次序变了，才算挪了位置。",
     },
     "en": {
         "first": "This is the first release this page lists: there is no earlier release to compare with.",
@@ -250,8 +408,16 @@ WORDS = {
         "none_printed": "(not printed on a page)", "gone": "(removed)",
         "vanished": "Anchors gone without a note", "vanished_none": "Every figure id and anchor of the previous release is still here (as a figure, an anchor or a note saying where it went).",
         "vanished_some": "These anchors were in the previous release and are not in this one, and no note says where they went:",
-        "nothing": "None.", "at": "this figure in {v}", "sep": "; ", "colon": ": ", "comma": ", ",
+        "nothing": "None.", "at": "this figure in {v}", "sep": "; ", "colon": ": ", "comma": ", ", "and": ", ",
         "cell": "table `{table}`: {row} · {column}",
+        "sections_removed": "Sections removed", "retitled": "retitled", "renamed": "given a new id", "moved": "moved",
+        "shift": "{link}: {how}; before: {old}{now}.", "now": "; now: {new}", "clause": ", ",
+        "titled": "titled {t}", "id": "id `#{id}`", "on": "on {page}", "on_under": "on {page}, under {t}", "under": "under {t}",
+        "top": "at the top level", "after": "after {t}", "first": "first", "quoted": "“{t}”",
+        "no_titles": "The previous release ({v}) records no titles of its sections: a heading retitled since is "
+                     "not listed, and its sections are named by their ids.",
+        "no_places": "The previous release ({v}) records no levels of its headings: a section is listed as moved "
+                     "only when it changed page or its order among the page's sections changed.",
     },
 }
 
@@ -285,7 +451,14 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
         out.extend([f"### {title} {{#changes-{anchor}}}", ""] + ([f"- {r}" for r in rows] if rows else [w["nothing"]]) + [""])
 
     out += [f"## {w['pages']} {{#changes-pages}}", ""]
-    items(w["added"], [_page_link(p, pages, lang) for p in changes.pages_added], "pages-added")
+    out += [w[f"no_{what}"].format(v=changes.previous) + "\n" for what in changes.unknown]
+    before, after = _sections(old or {"pages": []}), _sections(new)
+
+    def shifts(page: str) -> str:  # a line under the page's for each section retitled, renamed or moved
+        return "".join("\n    - " + _shift(m, before, after, pages, old_pages, lang)
+                       for m in changes.sections_moved.get(page, []))
+
+    items(w["added"], [_page_link(p, pages, lang) + shifts(p) for p in changes.pages_added], "pages-added")
     items(w["removed"], [old_pages[p]["title"][lang] if p in old_pages else p for p in changes.pages_removed], "pages-removed")
     edited = []
     for page, ids in changes.pages_edited.items():
@@ -300,7 +473,10 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
         if changes.sections_added.get(page):
             parts.append(w["new_sections"] + w["colon"] + w["comma"].join(_page_link(page, pages, lang, i, name(i))
                                                              for i in changes.sections_added[page]))
-        edited.append(w["sep"].join(parts))
+        if changes.sections_removed.get(page):
+            parts.append(w["sections_removed"] + w["colon"] + w["comma"].join(
+                _called(before, (page, i), lang) for i in changes.sections_removed[page]))
+        edited.append(w["sep"].join(parts) + shifts(page))
     items(w["edited"], edited, "pages-edited")
 
     out += [f"## {w['figures']} {{#changes-figures}}", ""]
@@ -344,6 +520,45 @@ def markdown(changes: Changes | None, new: dict | None, lang: str, old: dict | N
     return "\n".join(out)
 
 
+def _called(sections: dict, key: tuple[str, str], lang: str) -> str:
+    """A section named in running text: its title quoted, or its id when its side records no title."""
+    title = sections.get(key, {}).get("title")
+    return WORDS[lang]["quoted"].format(t=title[lang]) if title and lang in title else f"`#{key[1]}`"
+
+
+def _shift(moved: Moved, before: dict, after: dict, pages: dict, old_pages: dict, lang: str) -> str:
+    """One section retitled, renamed or moved: linked where it is now, what it was and where."""
+    w = WORDS[lang]
+    o, n = moved.old, moved.new
+
+    def where(place: Place, sections: dict) -> list[str]:
+        """Its earlier page (if it changed page), the section it lay or lies in (if that changed), the
+        sibling before it."""
+        said, page = [], None
+        if o.page != n.page and sections is before:
+            page = _page_link(o.page, pages, lang) if o.page in pages else \
+                old_pages[o.page]["title"][lang] if o.page in old_pages else o.page
+            said.append(w["on"].format(page=page))
+        if place.parent is not None and (o.page != n.page or o.parent != n.parent):
+            if place.parent == "":  # a level-1 heading's
+                said.append(w["top"])
+            else:
+                parent = _called(sections, (place.page, place.parent), lang)
+                said[-1:] = [w["on_under"].format(page=page, t=parent)] if page else [*said, w["under"].format(t=parent)]
+        said.append(w["first"] if place.after is None else w["after"].format(t=_called(sections, (place.page, place.after), lang)))
+        return said
+
+    was = ([w["id"].format(id=o.id)] if "renamed" in moved.how else []) + \
+          ([w["titled"].format(t=_called(before, (o.page, o.id), lang))] if "retitled" in moved.how else [])
+    now = ""
+    if "moved" in moved.how:
+        was += where(o, before)
+        now = w["now"].format(new=w["clause"].join(where(n, after)))
+    title = after[(n.page, n.id)]["title"][lang]
+    return w["shift"].format(link=_page_link(n.page, pages, lang, n.id, title), how=w["and"].join(w[h] for h in moved.how),
+                             old=w["clause"].join(was), now=now)
+
+
 @lru_cache(maxsize=None)
 def _compared(root: str, version: str) -> tuple[Changes | None, dict | None, dict | None]:
     """(changes, this tree's snapshot, the previous release's) once per build, for both languages."""
@@ -351,8 +566,8 @@ def _compared(root: str, version: str) -> tuple[Changes | None, dict | None, dic
     if tag is None:
         return None, None, None
     old = release_snapshot(tag, Path(root))
-    if old.get("format") != snap.FORMAT:
-        raise ChangesError(f"the snapshot of {tag} has format {old.get('format')}, this reader {snap.FORMAT}")
+    if old.get("format") not in snap.READS:
+        raise ChangesError(f"the snapshot of {tag} has format {old.get('format')}, this reader reads {snap.READS}")
     new = snap.snapshot(Path(root))
     new["tables"] = tables.snapshot()
     changes = diff(old, new)
