@@ -321,3 +321,155 @@ def test_the_pages_table_names_the_configurations_as_the_report_does(tmp_path, n
     for row, line in zip(rows, text.splitlines()):
         n, d_model, h = (int(c) for c in row.split("|")[2:5])
         assert f"n={n}, d_model={d_model}, h={h}" in line
+
+
+# --- the learner's code runs in a process of its own: nothing it does decides the verdict -------------
+
+CORRECT = LEARNER.replace("STAGES", "out")
+LIMIT = "1"  # seconds a call may take in these tests: a correct call takes milliseconds
+
+
+@pytest.fixture(scope="module")
+def one_config(npz, tmp_path_factory) -> Path:
+    """The vectors of the first configuration alone ("small": n=4, d_model=8, h=2), so that a module
+    that loops for ever costs one time limit, not one per configuration."""
+    with np.load(npz, allow_pickle=False) as z:
+        small = {k: z[k] for k in z.files if k.startswith(f"{vectors.CONFIGS[0].name}/")}
+    path = tmp_path_factory.mktemp("one") / "one.npz"
+    path.write_bytes(vectors.npz_bytes(small))
+    return path
+
+
+def as_a_learner(module: Path, npz: Path, *options: str, standalone: Path | None = None) -> tuple[int, str]:
+    """The command a learner types, in its own process: `python -m mha_ref.selfcheck`, or the downloaded
+    copy of the checker (standalone: its folder); exit status and everything it printed."""
+    command = ([sys.executable, "-I", str(standalone / "mha_selfcheck.py")] if standalone else
+               [sys.executable, "-m", "mha_ref.selfcheck"])
+    run = subprocess.run([*command, *options, str(module), str(npz)], capture_output=True, text=True,
+                         cwd=standalone or ROOT, timeout=120)
+    return run.returncode, run.stdout + run.stderr
+
+
+def _standalone(folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "mha_selfcheck.py").write_bytes((ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes())
+    return folder
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0].split("): ", 1)[1]
+
+
+@pytest.mark.parametrize("standalone", [False, True])
+def test_an_endless_loop_is_stopped_at_the_time_limit(tmp_path, one_config, standalone):
+    source = CORRECT.replace("    kv_heads = kv_heads or h\n", "    kv_heads = kv_heads or h\n    while True:\n        pass\n")
+    status, text = as_a_learner(learner(tmp_path, source), one_config, "--time-limit", LIMIT,
+                                standalone=_standalone(tmp_path / "dl") if standalone else None)
+    assert status == 1, text
+    assert _first_line(text) == ("multi_head_attention did not return within 1 s and was stopped "
+                                 "(an endless loop? --time-limit SECONDS gives it longer)"), text
+    assert text.splitlines()[-1] == "0 of 1 configurations match (no multi_head_attention_backward: gradients not checked)"
+
+
+@pytest.mark.parametrize("exit_call, line", [
+    ("sys.exit(0)", "multi_head_attention raised SystemExit: 0 (mine.py, line {line})"),
+    ("os._exit(0)", "multi_head_attention ended its process (exit status 0) without returning a result"),
+])
+def test_exiting_inside_the_function_is_not_a_pass(tmp_path, one_config, exit_call, line):
+    source = "import os, sys\n" + CORRECT.replace("    kv_heads = kv_heads or h\n", f"    {exit_call}\n")
+    status, text = as_a_learner(learner(tmp_path, source), one_config)
+    assert status == 1 and _first_line(text) == line.format(line=source.splitlines().index(f"    {exit_call}") + 1), text
+
+
+@pytest.mark.parametrize("exit_call, line", [
+    ("sys.exit(0)", "SystemExit: 0 (mine.py, line 2)"),
+    ("os._exit(0)", "its process ended (exit status 0) while importing it"),
+    ("while True: pass", "it did not finish within 1 s (an endless loop at its top level? "
+                         "--time-limit SECONDS gives it longer)"),
+])
+def test_exiting_or_looping_while_imported_is_one_line(tmp_path, one_config, exit_call, line):
+    mine = learner(tmp_path, "import os, sys\n" + exit_call + "\n" + CORRECT)
+    status, text = as_a_learner(mine, one_config, "--time-limit", LIMIT)
+    assert status == 1 and text.strip() == f"cannot import {mine}: {line}", text
+
+
+FAKE = '''
+import numpy as np
+
+for module in list(sys.modules.values()):  # the checker, however it was loaded: make every comparison pass
+    if hasattr(module, "likely") and hasattr(module, "MISTAKES"):
+        module._compare = lambda *args, **kwargs: None
+        module.close = lambda expected, got, where=None: np.ones(np.shape(got), dtype=bool)
+        module.run = lambda *args, **kwargs: 0
+        module.main = lambda *args, **kwargs: 0
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, h, **keywords):
+    return np.zeros_like(x)
+'''
+
+
+@pytest.mark.parametrize("how", ["import mha_ref.selfcheck.check", "import mha_selfcheck"])
+def test_a_module_that_changes_the_checker_cannot_fake_a_pass(tmp_path, one_config, how):
+    standalone = _standalone(tmp_path) if how == "import mha_selfcheck" else None
+    found = "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"  # the checker's folder
+    status, text = as_a_learner(learner(tmp_path, found + how + "\n" + FAKE), one_config, standalone=standalone)
+    assert status == 1, text
+    assert _first_line(text).startswith("out differs first at row 0, column 0: expected "), text
+
+
+SHAPE = "expected a numpy array of shape (4, 8) (or a dict of stages)"
+
+
+@pytest.mark.parametrize("returns, line", [
+    ('"out"', f"multi_head_attention returned str; {SHAPE}"),
+    ("object()", f"multi_head_attention returned object; {SHAPE}"),
+    ("None", f"multi_head_attention returned None; {SHAPE}"),
+    ("out.astype(complex)", f"multi_head_attention returned complex numbers; expected real floats, a numpy array "
+                            "of shape (4, 8) (or a dict of stages)"),
+    ('dict(out=out, weights="w")', 'multi_head_attention returned "weights" as str; expected a numpy array'),
+    ("dict(out=out, weights=weights + 0j)", 'multi_head_attention returned "weights" as complex numbers; '
+                                           "expected real floats, a numpy array"),
+    ("dict(weights=weights)", 'multi_head_attention returned a dict without "out" (its keys: weights)'),
+])
+def test_a_malformed_result_gets_one_line_that_says_what_was_expected(tmp_path, one_config, returns, line):
+    out = io.StringIO()
+    status = selfcheck.run(str(learner(tmp_path, LEARNER.replace("STAGES", returns))), str(one_config), out=out)
+    assert status == 1
+    assert out.getvalue().splitlines()[0] == f"small (n=4, d_model=8, h=2, biases, no mask): {line}", out.getvalue()
+    assert len(out.getvalue().splitlines()) == 2
+
+
+def _damaged(npz: Path, tmp_path: Path, how: str) -> Path:
+    path = tmp_path / "damaged.npz"
+    if how == "truncated":
+        path.write_bytes(npz.read_bytes()[: npz.stat().st_size // 2])
+        return path
+    with np.load(npz, allow_pickle=False) as z:
+        found = {k: z[k] for k in z.files}
+    if how == "missing":
+        del found["small/expected/out"]
+    elif how == "shape":
+        found["small/x"] = found["small/x"][:, :3]
+    path.write_bytes(vectors.npz_bytes(found))
+    return path
+
+
+@pytest.mark.parametrize("how, what", [
+    ("truncated", "cannot read the test vectors {path}: BadZipFile: File is not a zip file"),
+    ("missing", "the test vectors {path} are damaged: small/expected/out is missing"),
+    ("shape", "the test vectors {path} are damaged: small/x has shape (4, 3), expected (4, 8)"),
+])
+def test_a_damaged_vectors_file_says_so_in_one_line(tmp_path, one_config, how, what):
+    path = _damaged(one_config, tmp_path, how)
+    status, text = as_a_learner(learner(tmp_path, CORRECT), path)
+    assert status == 1
+    assert text.strip() == what.format(path=path) + f" (download {selfcheck.VECTORS} again)", text
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
+def test_a_bad_time_limit_is_one_line(tmp_path, one_config, value):
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+    with redirect_stdout(out):
+        status = selfcheck.check.main(["--time-limit", value, str(learner(tmp_path, CORRECT)), str(one_config)])
+    assert status == 1 and out.getvalue().strip() == f"--time-limit takes a number of seconds above 0, got {value!r}"
