@@ -473,3 +473,28 @@ def test_a_bad_time_limit_is_one_line(tmp_path, one_config, value):
     with redirect_stdout(out):
         status = selfcheck.check.main(["--time-limit", value, str(learner(tmp_path, CORRECT)), str(one_config)])
     assert status == 1 and out.getvalue().strip() == f"--time-limit takes a number of seconds above 0, got {value!r}"
+
+
+# --- nan and inf are reported as what they are, at the first stage that holds them --------------------
+
+INVERTED = ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",  # the last causal row: every key masked
+            "weights = softmax(scaled if mask is None else np.where(mask, -np.inf, scaled), axis=-1)")
+
+
+def test_nan_is_reported_as_nan_at_the_stage_it_first_appears(tmp_path, npz):
+    source = LEARNER.replace(*INVERTED).replace("STAGES", EVERY_STAGE)
+    status, text = report(learner(tmp_path, source), npz)
+    assert status == 1
+    v = selfcheck.load_vectors(str(npz))["one-head-causal"]
+    n = int(v["config"][0])
+    line = next(line for line in text.splitlines() if line.startswith("one-head-causal ("))
+    assert line.endswith(f": weights is not finite at head 0, row {n - 1}, column 0: got nan, expected "
+                         f"{v['expected/weights'][0, n - 1, 0]:.6g} ({n} of {n * n} entries are nan or inf)"), text
+
+
+def test_inf_in_the_output_is_reported_as_inf(tmp_path, one_config):
+    out = io.StringIO()
+    assert selfcheck.run(str(learner(tmp_path, LEARNER.replace("STAGES", "out + np.inf"))), str(one_config), out=out) == 1
+    expected = selfcheck.load_vectors(str(one_config))["small"]["expected/out"]
+    assert out.getvalue().splitlines()[0].endswith(
+        f": out is not finite at row 0, column 0: got inf, expected {expected[0, 0]:.6g} (32 of 32 entries are nan or inf)")

@@ -408,21 +408,29 @@ def _fit(stage: str, expected: np.ndarray, got: np.ndarray, h: int) -> np.ndarra
 
 
 def close(expected: np.ndarray, got: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
-    """Entry by entry, whether got is expected within the tolerance (and True outside `where`)."""
-    atol = ATOL * max(1.0, float(np.max(np.abs(expected), initial=0.0)))
-    ok = np.isclose(got, expected, rtol=RTOL, atol=atol)
+    """Entry by entry, whether got is expected within the tolerance (and True outside `where`); nan
+    matches nan and inf the same inf, as a stored mistake may hold them. The tolerance is relative to
+    the stage's largest finite value."""
+    finite = np.abs(expected[np.isfinite(expected)])
+    atol = ATOL * max(1.0, float(np.max(finite, initial=0.0)))
+    ok = np.isclose(got, expected, rtol=RTOL, atol=atol, equal_nan=True)
     return ok if where is None else ok | ~where
 
 
 def _compare(name, v, stage, expected, got, where=None) -> str | None:
-    """None when got matches, else the report's line for it."""
+    """None when got matches, else the report's line for it. Where got holds nan or inf (and the
+    stage's `where` allows a value), the line says so first: a number compared with nan says nothing."""
     h = int(v["config"][2])
     expected = _fit(stage, expected, got, h)
     if got.shape != expected.shape:
         return f"{stage} has shape {got.shape}, expected {expected.shape}"
-    if not np.all(np.isfinite(got) | ~(True if where is None else where)):
-        bad = int(np.flatnonzero(~np.isfinite(got) & (True if where is None else where))[0])
-        return f"{stage} is not finite at {_index(stage, got.shape, bad)}: got {got.flat[bad]}"
+    allowed = np.ones(got.shape, dtype=bool) if where is None else np.broadcast_to(where, got.shape)
+    bad = ~np.isfinite(got) & allowed
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        count = int(bad.sum())
+        return (f"{stage} is not finite at {_index(stage, got.shape, first)}: got {got.flat[first]}, expected "
+                f"{expected.flat[first]:.6g} ({count} of {got.size} entries are nan or inf)")
     ok = close(expected, got, None if where is None else np.broadcast_to(where, got.shape))
     if ok.all():
         return None
