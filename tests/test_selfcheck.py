@@ -65,6 +65,27 @@ MISTAKE = {
                            "weights = np.where(allowed, softmax(scaled, axis=-1), 0.0)", "weights"),
     "keys_as_values": ("v = split(x @ w_v + (zero if b_v is None else b_v), kv_heads)",
                        "v = split(x @ w_k + (zero if b_k is None else b_k), kv_heads)", "v"),
+    "scale_d_model": ("scaled = scores / np.sqrt(d_k)", "scaled = scores / np.sqrt(x.shape[1])", "scaled"),
+    "split_no_transpose": ("return a.reshape(n, heads, width // heads).transpose(1, 0, 2)",
+                           "return a.reshape(heads, n, width // heads)", "q"),
+    "merge_no_transpose": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                           "concat = heads.reshape(x.shape[0], -1)", "concat"),
+    "merge_strided": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                      "concat = heads.transpose(1, 2, 0).reshape(x.shape[0], -1)", "concat"),
+    "merge_reversed": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                       "concat = np.concatenate(list(heads)[::-1], axis=-1)", "concat"),
+    "no_w_o": ("out = concat @ w_o + (zero if b_o is None else b_o)", "out = concat + (zero if b_o is None else b_o)",
+               "out"),
+    "no_b_o": ("out = concat @ w_o + (zero if b_o is None else b_o)", "out = concat @ w_o", "out"),
+    "mask_inverted": ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",
+                      "weights = softmax(scaled if mask is None else np.where(mask, -np.inf, scaled), axis=-1)",
+                      "weights"),
+    "causal_plus_one": ("allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask",
+                        "allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else "
+                        "np.tril(np.ones_like(mask), k=1)", "weights"),
+    "causal_minus_one": ("allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask",
+                         "allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else "
+                         "np.tril(np.ones_like(mask), k=-1)", "weights"),
 }
 
 
@@ -94,26 +115,38 @@ def test_a_correct_module_passes_every_configuration(tmp_path, npz, returns):
     assert f"{len(vectors.CONFIGS)} of {len(vectors.CONFIGS)} configurations match" in text
 
 
+def _named(text: str) -> tuple[list[str], list[str]]:
+    """The report's lines for the configurations where a stage differs, and the line under each (a
+    configuration where the function raises, as a forgotten transpose does where d_k != n, names none)."""
+    lines = text.splitlines()[:-1]
+    failed = [i for i, line in enumerate(lines) if " differs first at " in line or " is not finite at " in line]
+    return [lines[i] for i in failed], [lines[i + 1].strip() if i + 1 < len(lines) else "" for i in failed]
+
+
+def test_every_mistake_the_checker_names_is_tested():
+    assert set(MISTAKE) == set(selfcheck.MISTAKES)
+
+
 @pytest.mark.parametrize("mistake", sorted(MISTAKE))
 def test_each_common_mistake_is_caught_at_its_stage_and_named(tmp_path, npz, mistake):
+    """A module with exactly this one mistake: every configuration it fails names it, at its stage."""
     right, wrong, stage = MISTAKE[mistake]
     assert LEARNER.count(right) == 1
     source = LEARNER.replace(right, wrong).replace("STAGES", EVERY_STAGE)
     status, text = report(learner(tmp_path, source), npz)
     assert status == 1
-    named = [line for line in text.splitlines() if "most likely: " in line]
-    assert named, text
-    assert all(line.strip() == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in named), text
-    for line in text.splitlines():
-        if "differs first at" in line:
-            assert f"): {stage} differs first at" in line, text
+    failed, under = _named(text)
+    assert failed and all(line == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in under), text
+    for line in failed:
+        assert f"): {stage} differs first at" in line or f"): {stage} is not finite at" in line, text
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKE))
 def test_a_mistake_is_named_from_the_output_alone(tmp_path, npz, mistake):
     right, wrong, _ = MISTAKE[mistake]
     status, text = report(learner(tmp_path, LEARNER.replace(right, wrong).replace("STAGES", "out")), npz)
-    assert status == 1 and f"most likely: {selfcheck.MISTAKES[mistake]}" in text, text
+    failed, under = _named(text)
+    assert status == 1 and failed and all(line == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in under), text
 
 
 def test_the_report_says_where_and_by_how_much(tmp_path, npz):
@@ -236,6 +269,7 @@ def test_the_vectors_cover_what_the_issue_asks():
     assert min(hs) == 1 and 8 in hs
     assert any(c.kv_heads and c.kv_heads < c.h for c in vectors.CONFIGS)
     assert {c.causal for c in vectors.CONFIGS} == {True, False} and {c.bias for c in vectors.CONFIGS} == {True, False}
+    assert any(c.h >= 3 and c.bias for c in vectors.CONFIGS)  # heads in the wrong order; the output bias dropped
     published = mha_ref.models.model("Transformer base")
     assert any((c.d_model, c.h) == (published.d_model, published.heads) for c in vectors.CONFIGS)
 

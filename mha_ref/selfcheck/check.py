@@ -63,6 +63,24 @@ MISTAKES = {
     "mask_after_softmax": "the mask applied after the softmax: set masked scores to -inf before it, so that "
                           "the remaining weights still sum to 1",
     "keys_as_values": "the keys used as the values: v = x @ w_v + b_v, not x @ w_k + b_k",
+    "scale_d_model": "the scores divided by sqrt(d_model): divide by sqrt(d_k), d_k = d_model / h, the width "
+                     "of one head",
+    "split_no_transpose": "heads split with a reshape and no transpose: [n, d_model] reshaped straight to "
+                          "[h, n, d_k] mixes the tokens; reshape to [n, h, d_k], then move h first "
+                          "(.transpose(1, 0, 2))",
+    "merge_no_transpose": "heads concatenated in the wrong order: [h, n, d_k] reshaped straight to [n, d_model] "
+                          "mixes the tokens; move n first (.transpose(1, 0, 2)), then reshape",
+    "merge_strided": "heads concatenated in the wrong order (interleaved: column j*h + i from head i): head i's "
+                     "output fills the contiguous columns i*d_k ... (i+1)*d_k - 1",
+    "merge_reversed": "heads concatenated in reverse order: head 0's output comes first, in columns 0 ... d_k - 1",
+    "no_w_o": "W_O left out: out = concat @ w_o + b_o, the output projection mixes the heads",
+    "no_b_o": "the output bias dropped: out = concat @ w_o + b_o",
+    "mask_inverted": "the mask's meaning inverted: True marks the keys a query may attend to; set the scores "
+                     "to -inf where the mask is False",
+    "causal_plus_one": "the causal mask off by one (each query also sees the next key): query i attends to keys "
+                       "0 ... i, np.tril(np.ones((n, n), dtype=bool))",
+    "causal_minus_one": "the causal mask off by one (a query does not see its own key, the first sees none): "
+                        "query i attends to keys 0 ... i, itself included, np.tril(np.ones((n, n), dtype=bool))",
 }
 
 
