@@ -40,6 +40,7 @@ class Config(NamedTuple):
     bias: bool = True
     causal: bool = False  # a causal mask: token i may attend to tokens 0 ... i
     seed: int = 0
+    key_bias: float = 0.0  # not 0: every entry of b_k is this, a term each query's scores share
 
 
 _BASE = model("Transformer base")
@@ -49,12 +50,17 @@ CONFIGS = (
     Config("eight-heads-no-bias", n=6, d_model=32, h=8, bias=False, causal=True, seed=2),
     Config("grouped-kv", n=4, d_model=16, h=4, kv_heads=2, causal=True, seed=3),
     Config("transformer-base", n=4, d_model=_BASE.d_model, h=_BASE.heads, causal=True, seed=4),
+    # b_k adds q_i . b_k to every score of query i: the softmax removes it, but its size (|scaled| far
+    # above 745) makes exp overflow or underflow in a softmax without its maximum subtracted
+    Config("large-scores", n=4, d_model=8, h=2, seed=5, key_bias=1024.0),
 )
 
 
 def inputs(c: Config):
     """x [n, d_model], params (float16 values, as float64), mask [n, n] or None, d_out [n, d_model]."""
     p = init_params(c.d_model, c.h, kv_heads=c.kv_heads, seed=c.seed, bias=c.bias)
+    if c.key_bias:
+        p = p._replace(b_k=np.full_like(p.b_k, c.key_bias))
     p = MHAParams(*(None if a is None else a.astype(np.float16).astype(np.float64) for a in p))
     rng = np.random.default_rng(1000 + c.seed)
     x = rng.standard_normal((c.n, c.d_model)).astype(np.float16).astype(np.float64)

@@ -86,6 +86,7 @@ MISTAKE = {
     "causal_minus_one": ("allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask",
                          "allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else "
                          "np.tril(np.ones_like(mask), k=-1)", "weights"),
+    "softmax_unstable": ("e = np.exp(s - s.max(axis=axis, keepdims=True))", "e = np.exp(s)", "weights"),
 }
 
 
@@ -270,8 +271,22 @@ def test_the_vectors_cover_what_the_issue_asks():
     assert any(c.kv_heads and c.kv_heads < c.h for c in vectors.CONFIGS)
     assert {c.causal for c in vectors.CONFIGS} == {True, False} and {c.bias for c in vectors.CONFIGS} == {True, False}
     assert any(c.h >= 3 and c.bias for c in vectors.CONFIGS)  # heads in the wrong order; the output bias dropped
+    assert any(c.key_bias for c in vectors.CONFIGS)  # large scores: an unstable softmax
     published = mha_ref.models.model("Transformer base")
     assert any((c.d_model, c.h) == (published.d_model, published.heads) for c in vectors.CONFIGS)
+
+
+def test_only_large_scores_separate_a_softmax_without_its_maximum_subtracted(tmp_path, npz):
+    """The configurations an unstable softmax fails are those whose scaled scores overflow or underflow
+    exp in float64: at least one, and a stable softmax passes them (test_a_correct_module_passes...)."""
+    right, wrong, _ = MISTAKE["softmax_unstable"]
+    text = report(learner(tmp_path, LEARNER.replace(right, wrong).replace("STAGES", "out")), npz)[1]
+    failed = {line.split(" (", 1)[0] for line in _named(text)[0]}
+    with np.errstate(over="ignore"):
+        large = {name for name, v in selfcheck.load_vectors(str(npz)).items()
+                 if not np.all(np.isfinite(np.exp(v["expected/scaled"].astype(np.float64)))
+                               & (np.exp(v["expected/scaled"].astype(np.float64)).max(axis=-1) > 0)[..., None])}
+    assert failed == large and large, text
 
 
 def test_the_file_is_the_same_bytes_each_time():

@@ -81,6 +81,8 @@ MISTAKES = {
                        "0 ... i, np.tril(np.ones((n, n), dtype=bool))",
     "causal_minus_one": "the causal mask off by one (a query does not see its own key, the first sees none): "
                         "query i attends to keys 0 ... i, itself included, np.tril(np.ones((n, n), dtype=bool))",
+    "softmax_unstable": "softmax without its maximum subtracted: exp overflows on large scores (inf / inf = nan); "
+                        "subtract each row's maximum first, s - s.max(axis=-1, keepdims=True)",
 }
 
 
