@@ -479,6 +479,7 @@ SHAPE = "expected a numpy array of shape (4, 8) (or a dict of stages)"
     ("dict(out=out, weights=weights + 0j)", 'multi_head_attention returned "weights" as complex numbers; '
                                            "expected real floats, a numpy array"),
     ("dict(weights=weights)", 'multi_head_attention returned a dict without "out" (its keys: weights)'),
+    ("dict(out=out, weights=weights[0])", "weights has shape (4, 4), expected (2, 4, 4) = [h, n, n]"),
 ])
 def test_a_malformed_result_gets_one_line_that_says_what_was_expected(tmp_path, one_config, returns, line):
     out = io.StringIO()

@@ -47,6 +47,8 @@ VECTORS = "mha-selfcheck-vectors.npz"  # the download's name, looked for beside 
 STAGES = ("q", "k", "v", "scores", "scaled", "weights", "heads", "concat", "out")
 PARAMS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")
 GRADIENTS = ("d_x",) + tuple(f"d_{p}" for p in PARAMS)
+SHAPES = {"q": "[h, n, d_k]", "k": "[kv_heads, n, d_k]", "v": "[kv_heads, n, d_k]", "scores": "[h, n, n]",
+          "scaled": "[h, n, n]", "weights": "[h, n, n]", "heads": "[h, n, d_k]", "concat": "[n, d_model]"}
 RTOL, ATOL = 1e-4, 1e-5  # the vectors are float32; atol is relative to the stage's largest value
 FORWARD, BACKWARD = "multi_head_attention", "multi_head_attention_backward"
 SIGNATURE = "(x, w_q, w_k, w_v, w_o, h, b_q=None, b_k=None, b_v=None, b_o=None, mask=None, kv_heads=None)"
@@ -443,7 +445,8 @@ def _compare(name, v, stage, expected, got, where=None) -> str | None:
     h = int(v["config"][2])
     expected = _fit(stage, expected, got, h)
     if got.shape != expected.shape:
-        return f"{stage} has shape {got.shape}, expected {expected.shape}"
+        return f"{stage} has shape {got.shape}, expected {expected.shape}" + (
+            f" = {SHAPES[stage]}" if stage in SHAPES else "")
     allowed = np.ones(got.shape, dtype=bool) if where is None else np.broadcast_to(where, got.shape)
     bad = ~np.isfinite(got) & allowed
     if bad.any():
@@ -496,6 +499,8 @@ def check_config(learner: Learner, name: str, v: dict[str, np.ndarray]) -> list[
                     f"= [n, d_model] = [{n}, {d_model}]"]
         where = mask if stage == "scaled" and mask is not None else None  # masked entries may hold anything
         line = _compare(name, v, stage, expected, got, where)
+        if line is not None and " has shape " in line:  # a stage of the wrong shape is no common mistake
+            return [line]
         if line is not None:
             cause = likely(v, stage, got, where)
             return [line] + ([f"most likely: {cause}"] if cause else
