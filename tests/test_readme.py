@@ -37,15 +37,16 @@ exit "$FAKE_STATUS"
 """
 
 
+@pytest.mark.parametrize("engine", ["mkdocs", "properdocs"])  # the same command with either (tests/test_engine.py)
 @pytest.mark.parametrize("status", [0, 1], ids=["built", "failed"])
-def test_readme_build_command_keeps_the_last_good_site_and_leaves_no_half_build(tmp_path, status):
-    [build] = [c for c in _commands() if "mkdocs build" in c]
+def test_readme_build_command_keeps_the_last_good_site_and_leaves_no_half_build(tmp_path, status, engine):
+    [build] = [c for c in _commands() if c.startswith(f".venv/bin/{engine} build ")]
     fake = tmp_path / "fake-mkdocs"
     fake.write_text(FAKE_MKDOCS)
     fake.chmod(0o755)
     (tmp_path / "site").mkdir()
     (tmp_path / "site/index.html").write_text("old\n")
-    run = subprocess.run(["sh", "-c", build.replace(".venv/bin/mkdocs", str(fake))], cwd=tmp_path,
+    run = subprocess.run(["sh", "-c", build.replace(f".venv/bin/{engine}", str(fake))], cwd=tmp_path,
                          env=dict(os.environ, FAKE_STATUS=str(status)), capture_output=True, text=True)
     assert (run.returncode == 0) == (status == 0)
     assert (tmp_path / "site/index.html").read_text() == ("new\n" if status == 0 else "old\n")
