@@ -1,16 +1,72 @@
-"""The engine the site is built with: ProperDocs, the maintained fork of MkDocs 1.6, builds the same
-site from the same mkdocs.yml, byte for byte but for its name."""
+"""The engine the site is built with, and its way out (figures/site/ENGINE.md): the pins keep MkDocs 1
+and Material 9, which run the site's hooks, plugins and theme overrides; ProperDocs, the maintained
+fork of MkDocs 1.6, builds the same site from the same mkdocs.yml, byte for byte but for its name."""
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from importlib import metadata
 from pathlib import Path
+
+from packaging.requirements import Requirement
 
 from figures.site import offline_reading
 
 ROOT = Path(__file__).resolve().parents[1]
+# the engine's packages, each with the major version this site's hooks, plugins and overrides run on:
+# MkDocs 2 drops plugins, themes and hooks; Material 10 would be Zensical's, or nobody's
+KEPT_MAJOR = {"mkdocs": 1, "mkdocs-material": 9, "mkdocs-static-i18n": 1, "mkdocs-gen-files": 0, "mike": 2,
+              "properdocs": 1}
+
+
+def requirements() -> dict[str, Requirement]:
+    """Every requirement of pyproject.toml, the dependencies' and the extras', by package name."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    found = [Requirement(r) for r in project["dependencies"]]
+    found += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    return {r.name.lower(): r for r in found if r.name != project["name"]}
+
+
+def _admits_only_one(req: Requirement) -> str | None:
+    """The one version a requirement admits (an == pin), or None."""
+    specs = list(req.specifier)
+    return specs[0].version if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version else None
+
+
+def test_the_engine_is_pinned_to_the_versions_that_run_the_site():
+    reqs = requirements()
+    pins = {name: _admits_only_one(reqs[name]) if name in reqs else "missing" for name in KEPT_MAJOR}
+    assert all(pin not in (None, "missing") for pin in pins.values()), pins
+    wrong = {name: pin for name, pin in pins.items() if int(pin.split(".")[0]) != KEPT_MAJOR[name]}
+    assert wrong == {}, "a pin that lets in an engine whose plugins, hooks or theme this site cannot use"
+    # and what is installed is what is pinned (`pip install -e '.[test]'`)
+    assert {name: metadata.version(name) for name in KEPT_MAJOR} == pins
+
+
+def test_no_installed_package_asks_for_another_engine():
+    """Nothing installed beside the pins asks for MkDocs 2 or Material 10: a plugin that did could
+    not be installed with them, and an update of one would have to move the pins first."""
+    asks = []
+    for dist in metadata.distributions():
+        for text in dist.requires or []:
+            req = Requirement(text)
+            if req.marker and not req.marker.evaluate({"extra": ""}):
+                continue
+            name = req.name.lower()
+            if name in KEPT_MAJOR and req.specifier and not req.specifier.contains(metadata.version(name),
+                                                                                 prereleases=True):
+                asks.append(f"{dist.metadata['Name']} asks for {req}")
+    assert asks == []
+
+
+def test_the_pin_check_refuses_an_open_or_wrong_pin():
+    assert _admits_only_one(Requirement("mkdocs==1.6.1")) == "1.6.1"
+    for loose in ("mkdocs>=1.6", "mkdocs~=1.6", "mkdocs==1.*", "mkdocs", "mkdocs>=1,<3"):
+        assert _admits_only_one(Requirement(loose)) is None, loose
+
+
 def generator(html: bytes) -> bytes:
     """A page's generator meta tag (Material writes "mkdocs-<MkDocs' version>, mkdocs-material-<its>")."""
     start = html.find(b'<meta name="generator"')
