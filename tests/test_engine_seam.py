@@ -6,6 +6,7 @@ An engine's end (MkDocs 2, Material's end of life) then costs the MkDocs layer o
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -62,14 +63,15 @@ def engine_imports(path) -> set[str]:
     return found
 
 
-def engine_facing() -> set[str]:
+@functools.cache
+def engine_facing() -> frozenset[str]:
     """Our modules that import the engine, directly or through another module of ours."""
     direct = {module_name(p) for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py") if engine_imports(p)}
     g, facing = graph(), set(direct)
     while True:
         more = {m for m, targets in g.items() if targets & facing} - facing
         if not more:
-            return facing
+            return frozenset(facing)
         facing |= more
 
 
