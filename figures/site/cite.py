@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..engine import registry
 from ..publish import numbering
-from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name
+from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name, percent_encoded
 from ..text import constructs
 
 ANCHOR = "cite"  # the section's id, the same in every language
@@ -157,7 +157,7 @@ def bibtex(c: PageCitation) -> str:
     fields = {
         "title": "{" + _tex(c.title) + "}",  # braced again: BibTeX styles keep its case
         "author": " and ".join("{" + _tex(a) + "}" for a in c.identity.authors),
-        "url": c.url,
+        "url": percent_encoded(c.url),  # a lone brace or a quote would break the entry
         "urldate": PLACEHOLDER,
         "note": _tex(TEXT[c.lang]["note"].format(site=c.site, version=c.identity.version, date=c.date)),
         "year": c.date[:4],
