@@ -94,19 +94,22 @@ def test_installed_it_imports_from_the_wheel_and_runs_the_self_check(installed, 
 
 def site_sources(installed: Path, to: Path) -> Path:
     """The site's own sources (SITE_SOURCES) copied to `to`, without the code beside them. mkdocs.yml
-    names its hooks, its gen-files script and the folders `mkdocs serve` watches by their paths in
-    the checkout (MkDocs takes hooks as files, not modules): in the copy they name the installed
-    package's files."""
+    names the code by its paths in the checkout (MkDocs takes hooks as files, not modules): its hooks,
+    its gen-files script, the folders `mkdocs serve` watches, and the snippets' base path, from which
+    the-code includes mha_ref/attention.py. In the copy they name the installed package's files."""
     to.mkdir()
     for name in SITE_SOURCES:
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copyfile)(ROOT / name, to / name)
-    purelib = installed.parents[1] / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    purelib = Path(subprocess.run([installed, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
     config = (to / "mkdocs.yml").read_text(encoding="utf-8")
-    code_paths = re.compile(rf"(?m)^(\s*-\s+)((?:{'|'.join(OURS)})(?:/\S*)?)\s*(#.*)?$")
-    assert code_paths.search(config), "mkdocs.yml names no file of the code"
-    (to / "mkdocs.yml").write_text(code_paths.sub(lambda m: f"{m[1]}{purelib / m[2]}", config), encoding="utf-8")
-    for m in code_paths.finditer(config):
-        assert (purelib / m[2]).exists(), f"mkdocs.yml names {m[2]}, which the wheel does not install"
+    code_paths = re.compile(rf"(?m)^(\s*-\s+)((?:{'|'.join(OURS)})(?:/\S*)?)[ \t]*(#.*)?$")
+    named = [m[2] for m in code_paths.finditer(config)]
+    assert named and not [path for path in named if not (purelib / path).exists()], named
+    config = code_paths.sub(lambda m: f"{m[1]}{purelib / m[2]}", config)
+    assert config.count('base_path: ["."]') == 1
+    config = config.replace('base_path: ["."]', f'base_path: [".", "{purelib}"]')
+    (to / "mkdocs.yml").write_text(config, encoding="utf-8")
     return to
 
 
