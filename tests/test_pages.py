@@ -151,6 +151,10 @@ def test_a_bound_after_the_number_and_a_range_are_recognised():
     assert constructs.bound_problems(f"{{{{ value {name} .2f down }}}} 以上", "p") == []
     assert constructs.bound_problems(f"{{{{ value {name} .2f up }}}} 以上", "p")
     assert constructs.bound_problems(f"{{{{ value {name} .2f up }}}} or less", "p") == []
+    # a negation before the number turns the bound after it around
+    for text in (f"权重不在 {{{{ value {name} .2f DIR }}}} 以上", f"no head gives {{{{ value {name} .2f DIR }}}} or more"):
+        assert constructs.bound_problems(text.replace("DIR", "up"), "p") == []
+        assert "so the sentence is false" in constructs.bound_problems(text.replace("DIR", "down"), "p")[0]
     # the ends of a range may round either way (the writer knows which is safe), or not at all
     for a, b in (("up", "down"), ("down", "up"), ("", "")):
         assert constructs.bound_problems(f"from {{{{ value {name} .2f {a} }}}} to {{{{ value blend.peak_mid .2f {b} }}}}",

@@ -87,6 +87,11 @@ _RANGE_AFTER = re.compile(rf"^[\s*_$%个]{{0,6}}{_JOIN}[\s*_$]*\{{\{{\s*value")
 _SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?\d*[,_]?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?$")
 
 
+def _negated(safe: str, strict: bool) -> tuple[str, bool]:
+    """The bound a negation makes of one: not(v < x) is v >= x; not(v <= x) is v > x."""
+    return ("down" if safe == "up" else "up"), not strict
+
+
 def bound_word(before: str, after: str) -> tuple[str, str, bool] | None:
     """The bound word right before (or after) a number: (word, safe direction, strict?).
 
@@ -95,11 +100,14 @@ def bound_word(before: str, after: str) -> tuple[str, str, bool] | None:
     before = before[-120:]
     if m := _BEFORE.search(before) or _BEFORE_GAP.search(before):
         safe, strict = BEFORE[m["word"]]
-        if n := _NEGATION.search(before[:m.start()]):  # not(v < x) is v >= x; not(v <= x) is v > x
-            return (" ".join(before[n.start():m.end("word")].split()), "down" if safe == "up" else "up", not strict)
+        if n := _NEGATION.search(before[:m.start()]):
+            return (" ".join(before[n.start():m.end("word")].split()), *_negated(safe, strict))
         return (m["word"], safe, strict)
     if m := _AFTER.search(after[:40]):
-        return (m["word"], *AFTER[m["word"]])
+        safe, strict = AFTER[m["word"]]
+        if n := _NEGATION.search(before.rstrip("$（(")):  # "不在 0.9 以上", "no head gives 0.9 or more"
+            return (" ".join(before[n.start():].split()) + " … " + m["word"], *_negated(safe, strict))
+        return (m["word"], safe, strict)
     if _RANGE_BEFORE.search(before[-120:]) or _RANGE_AFTER.search(after[:40]):
         return ("range", "either", False)
     return None
