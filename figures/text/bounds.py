@@ -16,7 +16,8 @@ and need none: whether inward or outward rounding is safe depends on the claim (
 it" wants inward, "the value lies in it" outward, "falls from 0.95 to 0.52" the nearest), which only
 the writer can say.
 
-A negation a few words before the bound word turns it around: "never drops below 1.79" and "is not
+A negation a few words before the bound word (before the number, for a word after it: "不在 0.9
+以上") turns it around: "never drops below 1.79" and "is not
 below 1.79" say "at least 1.79" (round down), "is never more than", "没有超过" say "at most"
 (round up). A bound word may stand a few words before its number ("至少有 0.90", "at least a
 weight of 0.90"), except the everyday prepositions (over, under, above, below, up to) and the
