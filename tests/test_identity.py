@@ -128,6 +128,13 @@ def test_a_missing_value_and_a_bad_version_are_refused_by_name(tmp_path, monkeyp
                               "noncharacter (U+FFFF) at position 1")
 
 
+def test_no_pyproject_is_one_line_that_says_where_it_was_looked_for(tmp_path):
+    # code installed from a wheel reads the pyproject.toml of the folder the site is built in (tests/test_wheel.py)
+    with pytest.raises(IdentityError) as refused:
+        identity.load(tmp_path / "pyproject.toml")
+    assert str(refused.value).startswith(f"{tmp_path / 'pyproject.toml'}: no such file") and "\n" not in str(refused.value)
+
+
 def test_the_scheme_and_host_are_read_in_any_case_and_written_in_lower_case(tmp_path, monkeypatch):
     monkeypatch.setenv(identity.SITE_URL_ENV, "HTTPS://Example.org/Sub")
     read = identity.load(_pyproject(tmp_path, repository='"Http://GitHub.com/Owner/Repo/"'))

@@ -169,6 +169,14 @@ def test_a_build_without_a_zip_offers_none_and_versions_its_worker(site, sub_pat
     assert versions[site] != versions[sub_path_site]  # two builds, two caches
 
 
+def test_the_built_worker_names_its_cache_by_the_built_sites_own_files(site):
+    """The version in the site's sw.js (its cache's name: tests/test_offline_worker.py) is the digest
+    of the files the build left, so no step after the worker is written changes a file under it."""
+    from figures.site import offline_reading
+    version = re.search(r'const BUILD = \{"version": "([0-9a-f]{16})"', (site / "sw.js").read_text(encoding="utf-8"))
+    assert version and version[1] == offline_reading.build_digest(site)
+
+
 def test_the_offline_copy_registers_no_worker_from_disk(browser, offline_site):
     assert not (offline_site / "sw.js").exists()
     assert not [rel for rel, _, html in _pages(offline_site) if "mha-worker" in html or "mha-offline-zip" in html]

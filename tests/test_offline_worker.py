@@ -117,3 +117,51 @@ def test_the_footer_speaks_each_language(tmp_path):
     z.write_bytes(b"x" * 2_500_000)
     assert reading.footer_text("zh", z) == ("下载整站离线版（zip，2.5 MB）", "：解压后打开 index.html，无网络也能读")
     assert reading.footer_text("en", z) == ("Download the whole site to read offline (zip, 2.5 MB)", ": unpack it and open index.html")
+
+
+# The worker run by node with the browser's cache storage stood in for: the caches it opens when it
+# installs, and those it deletes when it starts (activate) on a browser that holds `held`.
+RUN_WORKER = r"""
+const vm = require('vm');
+const [source, scope, held] = [require('fs').readFileSync(process.argv[1], 'utf8'), process.argv[2], JSON.parse(process.argv[3])];
+const opened = [], deleted = [], listeners = {}, waits = [];
+const cache = { match: async () => undefined, put: async () => {} };
+const self = { registration: { scope, unregister: async () => true }, clients: { claim: async () => {} },
+               skipWaiting() {}, addEventListener: (type, listener) => { listeners[type] = listener; } };
+const caches = { open: async (name) => { opened.push(name); return cache; }, keys: async () => held,
+                 delete: async (name) => { deleted.push(name); return true; } };
+const fetch = async () => { throw new TypeError('offline'); };
+vm.runInNewContext(source, { self, caches, fetch, URL, console, setTimeout, Promise });
+for (const type of ['install', 'activate']) listeners[type]({ waitUntil: (p) => waits.push(p) });
+Promise.allSettled(waits).then(() => console.log(JSON.stringify({ opened, deleted })));
+"""
+
+
+def _run_worker(site_dir, held: list[str], scope="https://example.org/mha/") -> dict:
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("no node to run the service worker with")
+    result = subprocess.run([node, "-e", RUN_WORKER, str(site_dir / reading.WORKER), scope, json.dumps(held)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_each_build_names_its_cache_by_that_build_and_drops_the_last_ones(tmp_path):
+    """A figure keeps its URL when its bytes change: a worker whose cache name did not follow the
+    build (a fixed 'v1') would serve a reader the old figure from a stale cache for ever."""
+    builds = [tmp_path / "a", tmp_path / "b"]
+    for site_dir, svg in zip(builds, (b"<svg/>", b"<svg />")):  # one byte apart, the same URL
+        (site_dir / "figures").mkdir(parents=True)
+        (site_dir / "figures" / "a.svg").write_bytes(svg)
+        (site_dir / "index.html").write_text("page")
+        reading.write_worker(site_dir, ["en"], offline=False, serving=False)
+    first = _run_worker(builds[0], held=[])
+    [name] = set(first["opened"])
+    assert reading.build_digest(builds[0]) in name  # named by its build's digest
+    # the next build's worker opens a cache of another name, and drops the first one's when it starts
+    other_release = name.replace("/mha/", "/mha/0.1.0/")  # another scope: another release's, kept
+    second = _run_worker(builds[1], held=[name, other_release])
+    [second_name] = set(second["opened"])
+    assert second_name != name and reading.build_digest(builds[1]) in second_name
+    assert second["deleted"] == [name]

@@ -20,7 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+# The checkout's, beside the code; for the code installed from a wheel (site-packages holds none),
+# the one in the folder the site is built in, beside mkdocs.yml (tests/test_wheel.py)
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+if not PYPROJECT.is_file():
+    PYPROJECT = Path.cwd() / "pyproject.toml"
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,9 @@ def require_real_site_url() -> bool:
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IdentityError(f"{pyproject}: no such file, and it holds the site's identity ([tool.mha-explained]): "
+                            "build the site in the folder of its mkdocs.yml and pyproject.toml") from None
     except tomllib.TOMLDecodeError as e:
         raise IdentityError(f"{pyproject}: not valid TOML: {e}") from None
     for name in ("project", "tool.mha-explained"):

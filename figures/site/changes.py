@@ -44,7 +44,7 @@ from ..publish import identity, snapshot as snap
 from ..text.constructs import format_value
 from . import tables
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = identity.PYPROJECT.parent  # the checkout; for code installed from a wheel, the folder the site is built in
 PREVIOUS_ENV = "MHA_PREVIOUS_RELEASE"
 TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 CONSTRUCT = re.compile(r"^[ \t]*\{\{\s*changes\s*\}\}[ \t]*$", re.M)
