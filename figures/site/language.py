@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from mkdocs.utils import get_relative_url
 
 from ..publish.identity import percent_encoded
+from . import offline_reading
 
 ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 
@@ -89,7 +90,7 @@ def with_twin_links(html: str, page_url: str, site_url: str | None, lang: str, d
 # bilingual.
 
 NOT_FOUND = "404.html"
-OFFLINE = "offline.html"  # the service worker's answer offline for a page it has not kept (overrides/offline.html)
+OFFLINE = offline_reading.OFFLINE  # the service worker's answer offline for a page it has not kept
 SERVED_ANYWHERE = (NOT_FOUND, OFFLINE)  # pages served at any address, their links from the site's root
 SITE_NAMES = "MHA-SITE-NAMES"  # in the 404 pages until the site is built: then its top-level names
 NOT_FOUND_MARKER = "assets/mha-page.js"  # a file every build holds at its root (extra_javascript)
