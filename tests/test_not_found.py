@@ -144,6 +144,7 @@ def test_the_404_page_finds_the_sites_root_leads_once_and_every_link_answers(
     assert first == ("Nothing lives at this address" if lang == "en" else "这里没有页面")
     logo = page.eval_on_selector(".md-header .md-logo > *", "e => Math.max(e.getBoundingClientRect().width, e.getBoundingClientRect().height)")
     assert 0 < logo <= 48, logo  # Material's stylesheet reached it: unstyled, the logo fills the page
+    assert page.evaluate("__md_scope.href") == base + root  # Material's settings, a release's versions.json
     home = page.eval_on_selector(f'.md-content [lang="{lang}"] a', "a => a.href")
     assert home == base + root + ("en/" if lang == "en" else "")
     named = sorted(set(page.evaluate(NAMED)))

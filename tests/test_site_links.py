@@ -105,10 +105,12 @@ def test_the_404_page_is_written_from_the_sites_root_its_base_left_alone():
     assert out.select("script")[1].string == '{"base": "", "search": "assets/w.js"}'
 
 
-def test_the_404_page_registers_the_worker_from_the_sites_root():
-    meta = '<meta name="mha-worker" content="/repo/sw.js" data-script="/repo/assets/mha-offline.js">'
+def test_the_404_page_registers_the_worker_and_scopes_materials_settings_from_the_sites_root():
+    meta = ('<meta name="mha-worker" content="/repo/sw.js" data-script="/repo/assets/mha-offline.js">'
+            '<script>__md_scope=new URL("/repo/",location),__md_hash=e=>0</script>')
     out = BeautifulSoup(language.from_site_root(meta, "https://owner.github.io/repo/"), "html.parser")
     assert (out.meta["content"], out.meta["data-script"]) == ("sw.js", "assets/mha-offline.js")
+    assert out.script.string == '__md_scope=new URL(".",document.baseURI),__md_hash=e=>0'
 
 
 def test_the_404_page_is_given_the_sites_top_level_names_once_built(tmp_path):

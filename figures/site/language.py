@@ -125,15 +125,21 @@ def menu_to_homes(html: str, homes: dict[str, str]) -> str:
     return MENU_ANY.sub(lambda m: m[1] + homes.get(m[3], homes[next(iter(homes))]) + m[2] + m[3] + m[4], html)
 
 
+MATERIAL_SCOPE = re.compile(r'__md_scope=new URL\("[^"]*",location\)')
+
+
 def from_site_root(html: str, site_url: str | None) -> str:
     """The 404 page with every link, asset, Material __config URL and the service worker's (the
     mha-worker meta's: overrides/main.html) that starts at the site's path ("/REPO/...") written
-    from the site's root instead ("..."), to be read against its <base>."""
+    from the site's root instead ("..."), to be read against its <base>; Material's scope too."""
     root = re.escape(site_root(site_url))
     html = re.sub(r'(<(?:a|link|script|img|source)\b[^>]*?\s(?:href|src|srcset)=")' + root + r'([^"]*")',
                   lambda m: m[1] + (m[2] if m[2] != '"' else './"'), html)
     html = re.sub(r'<meta name="mha-worker"[^>]*>',
                   lambda m: re.sub(r'(\s(?:content|data-script)=")' + root, r"\1", m[0]), html)
+    # Material's scope (its stored settings' keys; a release's versions.json, "../versions.json"
+    # from it): the site's root, which the <base> names once set
+    html = MATERIAL_SCOPE.sub('__md_scope=new URL(".",document.baseURI)', html, count=1)
     return re.sub(r'("(?:base|search)": ")' + root, r"\1", html)  # Material's __config (JSON)
 
 
