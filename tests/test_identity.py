@@ -258,18 +258,21 @@ def _render(template: str, **context) -> BeautifulSoup:
     return BeautifulSoup(env.get_template(template).render(**context), "html.parser")
 
 
-def test_404_escapes_its_home_links_and_the_site_path():
-    soup = _render("404.html", page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
-                   mha_404={"site": "/" + SCRIPT + "/", "home": "/" + SCRIPT + "/", "lang": "zh", "default": "zh",
-                            "others": ["en"]})
+@pytest.mark.parametrize("template", ["404.html", "offline.html"])
+def test_404_and_offline_escape_their_home_links_and_the_site_path(template):
+    facts = language.not_found_facts("https://x.org/" + SCRIPT + "/", "zh", "zh", ["zh", "en"], None)
+    facts["site"] = "/" + SCRIPT + "/"  # as it is, not percent-encoded: the template escapes it
+    soup = _render(template, page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
+                   mha_404=facts, mha_offline=facts)
     scripts = soup.select("script")
-    assert len(scripts) == 4  # 404.html's two (the site's root; Material's config) and main.html's two
+    assert len(scripts) == 4  # the template's two (the site's root or kept pages; Material's config) and main.html's two
     assert all(SCRIPT not in s.string for s in scripts)  # tojson: "<" as \u003c, no end of the script
     for script in scripts:
         script.decompose()
     _no_markup_from(soup)
-    assert soup.base["href"] == "/" + SCRIPT + "/"
-    assert [a["href"] for a in soup.select("a")] == ["/" + SCRIPT + "/", "/en/" + SCRIPT]
+    assert soup.base["href"] == "/" + SCRIPT + "/"  # 404.html's without script (<noscript>), offline.html's
+    homes = [a["href"] for a in soup.select("a")]
+    assert homes == (["/" + SCRIPT + "/", "/en/" + SCRIPT] if template == "404.html" else ["/" + SCRIPT + "/"])
 
 
 def test_the_citation_meta_tags_escape_every_value():

@@ -54,10 +54,11 @@ def test_the_build_digest_follows_every_byte_and_path_but_the_worker(tmp_path):
 
 
 def test_the_worker_carries_its_build(tmp_path):
-    source = reading.worker_source("0123456789abcdef", ["assets/x.js"])
+    source = reading.worker_source("0123456789abcdef", ["assets/x.js"], offline=["en/offline.html", "offline.html"])
     line = next(line for line in source.splitlines() if line.startswith("const BUILD = "))
     assert json.loads(line.removeprefix("const BUILD = ").rstrip(";")) == {
-        "version": "0123456789abcdef", "search": ["assets/x.js"], "retire": False}
+        "version": "0123456789abcdef", "search": ["assets/x.js"], "retire": False,
+        "offline": ["en/offline.html", "offline.html"]}
     assert "/*BUILD*/" not in source
     node = shutil.which("node")
     if node:  # the worker is valid JavaScript
@@ -83,6 +84,14 @@ def test_the_offline_copy_gets_no_worker_and_serve_a_retiring_one(tmp_path):
     assert not (tmp_path / "sw.js").exists()
     reading.write_worker(tmp_path, ["en"], offline=False, serving=True)
     assert '"retire": true' in (tmp_path / "sw.js").read_text()
+
+
+def test_the_worker_is_told_each_languages_offline_page(tmp_path):
+    for where in ("", "en/"):
+        (tmp_path / where).mkdir(exist_ok=True)
+        (tmp_path / where / "offline.html").write_text("page")
+    reading.write_worker(tmp_path, ["en"], offline=False, serving=False)
+    assert '"offline": ["en/offline.html", "offline.html"]' in (tmp_path / "sw.js").read_text()
 
 
 def test_no_zip_asked_for_is_no_zip(monkeypatch):

@@ -457,7 +457,8 @@ def _internal_links(page_html: str):
     soup = BeautifulSoup(page_html, "html.parser")
     for el in soup.select("[href], [src]"):
         link = el.get("href") or el.get("src")
-        if link and not link.startswith(("#", "data:", "mailto:", "javascript:")):
+        # about:blank: the 404 page's <base> until its script names the root (overrides/404.html)
+        if link and not link.startswith(("#", "data:", "mailto:", "javascript:", "about:")):
             yield link
 
 

@@ -311,25 +311,24 @@ def on_page_context(context, page, config, nav):
 
 
 def on_template_context(context, template_name, config):
-    """The 404 page links each language's home and knows the site's path (overrides/404.html)."""
+    """The 404 page and the worker's offline page link each language's home and know the site's
+    path (overrides/404.html, overrides/offline.html)."""
     language = importlib.import_module("figures.site.language")
-    if template_name == language.NOT_FOUND:
+    if template_name in language.SERVED_ANYWHERE:
         i18n = config.plugins["i18n"]
         langs = [lang.locale for lang in i18n.config.languages]
         context["mha_homes"] = language.homes(config.site_url, langs, i18n.default_language)
         identity = importlib.import_module("figures.publish.identity").IDENTITY
-        site = language.site_root(config.site_url)  # in a release, its folder under the published root
-        context["mha_404"] = {"site": site, "home": language.site_root(identity.home_url) if identity.release else site,
-                              "lang": _lang(config),
-                              "default": i18n.default_language,
-                              "others": [lang for lang in langs if lang != i18n.default_language]}
+        context["mha_404"] = context["mha_offline"] = language.not_found_facts(
+            config.site_url, _lang(config), i18n.default_language, langs, identity.release)
     return context
 
 
 def on_post_template(output_content, template_name, config):
-    """Each language's 404 page (404.html, en/404.html), its links from the site's root."""
+    """Each language's 404 page (404.html, en/404.html) and offline page (offline.html,
+    en/offline.html), their links from the site's root."""
     language = importlib.import_module("figures.site.language")
-    if template_name != language.NOT_FOUND:
+    if template_name not in language.SERVED_ANYWHERE:
         return output_content
     lang, default = _lang(config), config.plugins["i18n"].default_language
     homes = language.homes(config.site_url, _all_languages(config), default)
@@ -339,7 +338,7 @@ def on_post_template(output_content, template_name, config):
     if lang == default:
         return html
     # every language's build writes to the same site_dir: mkdocs would put this one over the root's
-    out = Path(config.site_dir) / lang / language.NOT_FOUND
+    out = Path(config.site_dir) / lang / template_name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return ""  # mkdocs writes no file for an empty template
@@ -375,6 +374,7 @@ def on_post_build(config):
         reading.add_zip(Path(config.site_dir), config.extra.get("mha_offline_zip"))
         search = config.plugins.get("material/search") or config.plugins.get("search")
         reading.without_other_search_languages(Path(config.site_dir), search.config.lang if search else [])
+        importlib.import_module("figures.site.language").with_site_names(Path(config.site_dir), also=[reading.WORKER])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
 
 

@@ -29,6 +29,7 @@ WORKER_SOURCE = Path(__file__).with_name("offline-worker.js")
 ZIP_ENV = "MHA_OFFLINE_ZIP"
 ZIP = "mha-offline.zip"
 LUNR = "assets/javascripts/lunr/"
+OFFLINE = "offline.html"  # one per language, answered offline for a page not kept (overrides/offline.html)
 
 
 def search_scripts(langs: list[str]) -> list[str]:
@@ -73,9 +74,10 @@ def build_digest(site_dir: Path, leave_out: tuple[str, ...] = (WORKER,)) -> str:
     return digest.hexdigest()[:16]
 
 
-def worker_source(version: str, search: list[str], retire: bool = False) -> str:
-    """sw.js: the worker with its build's facts in place of its /*BUILD*/ line."""
-    build = json.dumps({"version": version, "search": search, "retire": retire})
+def worker_source(version: str, search: list[str], retire: bool = False, offline: list[str] = ()) -> str:
+    """sw.js: the worker with its build's facts in place of its /*BUILD*/ line: `offline`, the
+    offline pages (offline.html, en/offline.html) from the site's root."""
+    build = json.dumps({"version": version, "search": search, "retire": retire, "offline": list(offline)})
     source = WORKER_SOURCE.read_text(encoding="utf-8")
     if source.count("/*BUILD*/") != 1:
         raise ValueError(f"{WORKER_SOURCE.name} must hold one /*BUILD*/ line")
@@ -99,7 +101,9 @@ def write_worker(site_dir: Path, search_langs: list[str], offline: bool, serving
     if offline:
         return
     version = "retired" if serving else build_digest(site_dir)  # serve's rebuilds need no digest
-    (site_dir / WORKER).write_text(worker_source(version, search_scripts(search_langs), retire=serving),
+    pages = sorted(p.relative_to(site_dir).as_posix() for p in [site_dir / OFFLINE, *site_dir.glob(f"*/{OFFLINE}")]
+                   if p.is_file())
+    (site_dir / WORKER).write_text(worker_source(version, search_scripts(search_langs), retire=serving, offline=pages),
                                    encoding="utf-8")
 
 
