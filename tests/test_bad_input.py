@@ -438,8 +438,25 @@ def test_blend_twin_inputs_refuses_a_query_whose_two_rules_agree():
 
 
 def test_quantities_unknown_name():
-    with pytest.raises(KeyError, match=r"unknown value 'nope'; known values: .*gpt2\.params"):
+    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in mha_ref/quantities\.py\)"):
         quantities.value("nope")
+    # a misspelt name: the nearest names, not all of them
+    with pytest.raises(KeyError, match=r"unknown value 'gpt2\.parms'; did you mean 'gpt2\.params'( or '[\w.]+')*\? \(every"):
+        quantities.value("gpt2.parms")
+
+
+def test_an_unknown_figure_id_names_the_nearest_and_a_module_lacking_a_name_is_named(monkeypatch):
+    import types
+    from figures.engine import registry
+    with pytest.raises(KeyError, match=r"unknown figure id 'four-head'; did you mean 'four-heads'"):
+        registry.get("four-head")
+    fake = types.ModuleType("figures.gallery.four_heads")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "four_heads.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.draw = None, "图", lambda lang, value: None
+    monkeypatch.setitem(sys.modules, "figures.gallery.four_heads", fake)
+    with pytest.raises(registry.FigureError, match=r"figure 'four-heads' .* failed to import: figures/gallery/four_heads\.py "
+                                                   r"does not define CAPTION_EN: every figure module gives CONTROL, "):
+        registry.get("four-heads")
 
 
 # --- costs ------------------------------------------------------------------------------------
