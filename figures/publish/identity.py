@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from mha_ref import store
+
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
@@ -204,7 +206,7 @@ def _site_url(own: _Table) -> str:
 
 RESERVED_NAMES = ("example.com", "example.net", "example.org")
 RESERVED_TOP_LEVEL = ("example", "test", "invalid")
-REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # set (non-empty, not 0): a placeholder site_url stops the build
+REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # a switch, off unless set (1): a placeholder site_url stops the build
 
 
 def is_placeholder(url: str) -> bool:
@@ -228,7 +230,7 @@ def placeholder_notice(site_url: str) -> str | None:
 
 def require_real_site_url() -> bool:
     """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
-    return os.environ.get(REQUIRE_SITE_URL_ENV, "") not in ("", "0")
+    return store.env_switch(REQUIRE_SITE_URL_ENV, False)
 
 
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:

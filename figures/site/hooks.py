@@ -38,12 +38,26 @@ def on_config(config):
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     _forget_edited_code()
+    _check_environment(config)
     _show_figure_failures(config)
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
     return config
+
+
+def _check_environment(config) -> None:
+    """Every MHA_* variable asked once (figures/site/environment.py): a value one does not take stops
+    the build in one line naming it. MHA_BUILD_EN says whether the English pages are built."""
+    try:
+        environment = importlib.import_module("figures.site.environment")  # MHA_SITE_URL is read on import
+        environment.check()
+    except ValueError as e:
+        raise PluginError(str(e)) from None
+    for language in config.plugins["i18n"].config.languages:
+        if language.locale == "en":
+            language.build = environment.build_en()
 
 
 _imported_from: str | None = None  # the digest of our packages' files when their modules were imported
