@@ -196,3 +196,14 @@ def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_
             markdown = tables.table_markdown(name, lang, "test")
             assert "| " + " | ".join(head) + " |" in markdown
             assert all("| " + " | ".join(r) + " |" in markdown for r in rows)
+
+
+@pytest.mark.parametrize("module", ["figures.publish.snapshot", "figures.site.tables"])
+def test_the_snapshot_commands_refuse_an_argument_they_do_not_take(monkeypatch, capsys, module):
+    """They take none; `--out x` was ignored and the snapshot printed anyway."""
+    import runpy
+    monkeypatch.setattr("sys.argv", [module, "--out", "x"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module(module, run_name="__main__")
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == "" and err.strip().splitlines()[-1].endswith("error: unrecognized arguments: --out x")

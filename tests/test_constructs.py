@@ -58,6 +58,18 @@ def test_every_construct_error_names_the_file_and_line(text, message):
     assert _error(text).startswith(PAGE + message), _error(text)
 
 
+@pytest.mark.parametrize("spec, message", [
+    (".10000000f", "format spec '.10000000f': a precision of 10000000, where at most 17 is printed"),
+    ("10000000", "format spec '10000000': a width of 10000000, where at most 40 is printed"),
+    (">" + "9" * 30 + "d", "format spec '>9999999999999999999...': a width of more than 10^11, where at most 40"),
+])
+def test_a_format_spec_asking_for_a_huge_number_is_refused_not_printed(spec, message):
+    """{{ value toy.n 10000000 }} printed a page of ten million characters."""
+    said = _error(f"# T\n\n{{{{ value toy.n {spec} }}}}\n")
+    assert said.startswith(f"{PAGE}:3: value 'toy.n': {message}") and len(said) < 200, said
+    assert _expand("# T\n\n{{ value toy.n 0>40.17f }}\n").count("0") >= 30  # the most it takes still prints
+
+
 def test_a_value_that_fails_names_its_line(monkeypatch):
     from mha_ref import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
