@@ -105,7 +105,9 @@ def _identify(config) -> None:
     if identity.IDENTITY.release and not importlib.import_module("figures.site.offline").wanted():
         config.extra["version"] = {"provider": "mike", "default": identity.LATEST, "alias": True}
     i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
-    config.copyright = cite.footer(i18n.current_language or i18n.default_language)
+    lang = i18n.current_language or i18n.default_language
+    root = importlib.import_module("figures.site.offline").footer_root(lang, i18n.default_language)
+    config.copyright = cite.footer(lang, root=root)  # the offline copy links its own licence files
 
 
 _placeholder_told = False  # on_config runs once per language: the line is said once
@@ -169,6 +171,7 @@ def on_files(files, config):
     files that the gen-files script placed from the cache (linked.py) are added here.
     """
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
+    files = importlib.import_module("figures.site.offline").add_licences(files, config)
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     figures = importlib.import_module("figures.site.linked").add(files, config)  # what gen-files' script placed
