@@ -121,3 +121,19 @@ def test_python_m_figures_says_one_line_naming_the_variable(clean_env, capsys, t
     err = capsys.readouterr().err
     assert err.startswith(f"error: {name}={value!r} is not a ") and len(err.strip().splitlines()) == 1, err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("cache", ["folder", "0"])
+def test_jieba_keeps_its_cache_in_the_build_s_cache_not_the_temporary_folder(tmp_path, cache):
+    """Material's search cuts Chinese with jieba, whose jieba.cache stayed in the system's temporary
+    folder after every build and serve (figures/site/jieba_cache.py)."""
+    system_tmp, kept = tmp_path / "tmp", tmp_path / "cache"
+    system_tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MHA_")}
+    code = ("from figures.site import jieba_cache; jieba_cache.place(); import jieba; "
+            "import logging; jieba.setLogLevel(logging.WARNING); print('/'.join(jieba.cut('多头注意力的每个头')))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env=dict(env, TMPDIR=str(system_tmp), MHA_FIGURE_CACHE=str(kept) if cache == "folder" else "0"))
+    assert run.returncode == 0 and "/" in run.stdout, run.stderr
+    assert list(system_tmp.iterdir()) == []  # nothing left there, the cache off included
+    assert (kept / "jieba" / "jieba.cache").is_file() == (cache == "folder")
