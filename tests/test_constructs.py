@@ -70,6 +70,22 @@ def test_a_format_spec_asking_for_a_huge_number_is_refused_not_printed(spec, mes
     assert _expand("# T\n\n{{ value toy.n 0>40.17f }}\n").count("0") >= 30  # the most it takes still prints
 
 
+@pytest.mark.parametrize("mistake, message", [
+    ("{{ figure no-such-figure }}", "unknown figure id 'no-such-figure'"),
+    ("{{ figure width-slices }}", "figure 'width-slices' is placed twice")])
+def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_own_page_and_line(tmp_path, mistake, message):
+    """Numbering reads every page first (hooks.on_pre_build): the mistake is refused there, naming its
+    page and line, before anything draws or another page's step meets it (the decks read every
+    numbered figure's caption: an unknown id was a KeyError there, from figures/engine/registry.py)."""
+    for lang in ("zh", "en"):
+        (tmp_path / f"a.{lang}.md").write_text("# a {#a}\n\n{{ figure peak-dip }}\n", encoding="utf-8")
+        (tmp_path / f"b.{lang}.md").write_text("# b {#b}\n\nText.\n\n{{ figure width-slices }}\n\nMore.\n"
+                                               f"{mistake}\n", encoding="utf-8")
+    with pytest.raises(MarkupError) as e:
+        numbering.figure_numbers(tmp_path, ["a.md", "b.md"], ["zh", "en"])
+    assert str(e.value).startswith(f"{tmp_path / 'b.zh.md'}:8: {message}"), str(e.value)
+
+
 def test_a_value_that_fails_names_its_line(monkeypatch):
     from mha_ref import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
