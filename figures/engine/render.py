@@ -123,6 +123,8 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
     A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place:
     also a frame still drawing after the time limit (pool.limit_from_env; its process is killed
     and replaced, and the figure's frames not yet started are not drawn) and one whose process died.
+    With nowhere to keep a PREPARE's work (_keeps), the frames of a figure that declares one are
+    drawn here, where the PREPARE ran.
     """
     task_fn = _render_or_error if keep_going else _render_task
     if jobs == 1:
@@ -204,7 +206,8 @@ def prepare(fig_id: str) -> None:
     """fig_id's PREPARE, when it declares one, done before code of the figure that runs under the time
     limit without drawing a frame (its data table: figures/publish/bundles.py): in a process of its own
     and stopped after PREPARE_LIMITS limits, as _prepare does it before the figure's frames. With the
-    limit off, that code does the work itself. What the PREPARE kept already, it only reads."""
+    limit off, that code does the work itself; with nowhere to keep it (_keeps), it is done here. What
+    the PREPARE kept already, it only reads."""
     fn = _preparation(fig_id)
     if fn is not None and not _keeps():
         fn()  # here, kept in this process's memory where data() reads it
