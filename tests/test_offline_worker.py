@@ -116,6 +116,32 @@ def test_the_zip_must_be_the_offline_copy(monkeypatch, tmp_path):
             reading.offline_zip()
 
 
+def test_a_damaged_or_huge_zip_is_refused_in_one_line(monkeypatch, tmp_path):
+    """A zip whose member's bytes were damaged since it was made, or larger than any offline copy
+    (ZIP_LIMIT, 1 GB zipped or unpacked), was put into the site as it was."""
+    good = tmp_path / "good.zip"
+    with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("index.html", "<p>home</p>" * 100)
+        z.writestr("page.html", "<p>a page of the copy</p>" * 200)
+    monkeypatch.setenv(reading.ZIP_ENV, str(good))
+    assert reading.offline_zip() == good
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as z:
+        info = z.getinfo("page.html")
+    at = info.header_offset + 30 + len(info.filename) + 5  # inside the member's compressed bytes
+    data[at] ^= 0xFF
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(bytes(data))
+    monkeypatch.setenv(reading.ZIP_ENV, str(damaged))
+    with pytest.raises(PluginError) as e:
+        reading.offline_zip()
+    assert str(e.value).startswith(f"MHA_OFFLINE_ZIP={str(damaged)!r}: the zip is damaged (") and "\n" not in str(e.value)
+    monkeypatch.setenv(reading.ZIP_ENV, str(good))
+    monkeypatch.setattr(reading, "ZIP_LIMIT", 5000)  # its pages unpack to 6,100 bytes
+    with pytest.raises(PluginError, match=r"good.zip'\: 6 KB unpacked, more than the 5 KB a reader is offered"):
+        reading.offline_zip()
+
+
 @pytest.mark.parametrize("n, text", [(1, "1 KB"), (840_000, "840 KB"), (999_400, "999 KB"), (12_340_000, "12.3 MB")])
 def test_a_size_reads_as_a_reader_reads_it(n, text):
     assert reading.size_text(n) == text

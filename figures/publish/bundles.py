@@ -33,14 +33,14 @@ from .attribution import Attribution, attribution
 from .stamp import stamp
 
 
-DOWNLOADS_ENV = "MHA_DOWNLOADS"  # "0" (or off, no, false): the site without downloads (bench's baseline)
+DOWNLOADS_ENV = "MHA_DOWNLOADS"  # a switch, on unless "0" (or off, no, false): the site without downloads (bench's baseline)
 
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build-time clock in any file
 
 
 def downloads_on() -> bool:
-    return not store.switched_off(DOWNLOADS_ENV)
+    return store.env_switch(DOWNLOADS_ENV, True)
 
 
 NARROW = "narrow.svg"  # the frame drawn for a phone's width, print and small multiples: never a download

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from mha_ref import store
+
 # The checkout's, beside the code; for the code installed from a wheel (site-packages holds none),
 # the one in the folder the site is built in, beside mkdocs.yml (tests/test_wheel.py)
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -239,7 +241,7 @@ def _site_url(own: _Table, environ: Mapping[str, str]) -> str:
 
 RESERVED_NAMES = ("example.com", "example.net", "example.org")
 RESERVED_TOP_LEVEL = ("example", "test", "invalid")
-REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # set (non-empty, not 0): a placeholder site_url stops the build
+REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # a switch, off unless set (1): a placeholder site_url stops the build
 
 
 def is_placeholder(url: str) -> bool:
@@ -263,7 +265,7 @@ def placeholder_notice(site_url: str) -> str | None:
 
 def require_real_site_url() -> bool:
     """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
-    return os.environ.get(REQUIRE_SITE_URL_ENV, "") not in ("", "0")
+    return store.env_switch(REQUIRE_SITE_URL_ENV, False)
 
 
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:

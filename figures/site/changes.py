@@ -72,7 +72,8 @@ def previous_release(root: Path = ROOT, version: str | None = None) -> str | Non
         return None
     if chosen:
         if _git(root, "rev-parse", "--verify", "--quiet", f"{chosen}^{{commit}}") is None:
-            raise ChangesError(f"{PREVIOUS_ENV}={chosen!r} names no tag or commit of this repository")
+            raise ChangesError(f"{PREVIOUS_ENV}={chosen!r} names no tag or commit of this repository: "
+                               "name a release's tag (vX.Y.Z), or none for no comparison")
         return chosen
     version = version or identity.load(root / "pyproject.toml").version
     tags = _git(root, "tag", "--merged", "HEAD", "--list", "v*")

@@ -38,12 +38,27 @@ def on_config(config):
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     _forget_edited_code()
+    _check_environment(config)
     _show_figure_failures(config)
+    importlib.import_module("figures.site.jieba_cache").place()  # not left in the system's temporary folder
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
     return config
+
+
+def _check_environment(config) -> None:
+    """Every MHA_* variable asked once (figures/site/environment.py): a value one does not take stops
+    the build in one line naming it. MHA_BUILD_EN says whether the English pages are built."""
+    try:
+        environment = importlib.import_module("figures.site.environment")  # MHA_SITE_URL is read on import
+        environment.check()
+    except ValueError as e:
+        raise PluginError(str(e)) from None
+    for language in config.plugins["i18n"].config.languages:
+        if language.locale == "en":
+            language.build = environment.build_en()
 
 
 _imported_from: str | None = None  # the digest of our packages' files when their modules were imported
@@ -91,7 +106,9 @@ def _identify(config) -> None:
     if identity.IDENTITY.release and not importlib.import_module("figures.site.offline").wanted():
         config.extra["version"] = {"provider": "mike", "default": identity.LATEST, "alias": True}
     i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
-    config.copyright = cite.footer(i18n.current_language or i18n.default_language)
+    lang = i18n.current_language or i18n.default_language
+    root = importlib.import_module("figures.site.offline").footer_root(lang, i18n.default_language)
+    config.copyright = cite.footer(lang, root=root)  # the offline copy links its own licence files
 
 
 _placeholder_told = False  # on_config runs once per language: the line is said once
@@ -155,6 +172,7 @@ def on_files(files, config):
     files that the gen-files script placed from the cache (linked.py) are added here.
     """
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
+    files = importlib.import_module("figures.site.offline").add_licences(files, config)
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     figures = importlib.import_module("figures.site.linked").add(files, config)  # what gen-files' script placed

@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import zipfile
+import zlib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -28,6 +29,7 @@ WORKER = "sw.js"  # at the site's root: a worker's scope is its folder, and this
 WORKER_SOURCE = Path(__file__).with_name("offline-worker.js")
 ZIP_ENV = "MHA_OFFLINE_ZIP"
 ZIP = "mha-offline.zip"
+ZIP_LIMIT = 10**9  # bytes, zipped or unpacked: a zip larger is not the offline copy (tens of MB)
 LUNR = "assets/javascripts/lunr/"
 OFFLINE = "offline.html"  # one per language, answered offline for a page not kept (overrides/offline.html)
 
@@ -119,11 +121,24 @@ def offline_zip() -> Path | None:
     if not value:
         return None
     path = Path(value)
-    if not zipfile.is_zipfile(path):
+    if not path.is_file() or not zipfile.is_zipfile(path):
         raise PluginError(f"{ZIP_ENV}={value!r}: no zip file there (make one: README, 'A copy for a room without network')")
-    with zipfile.ZipFile(path) as z:
-        if "index.html" not in z.namelist():
-            raise PluginError(f"{ZIP_ENV}={value!r}: this zip has no index.html at its top, so it is not the offline copy")
+    try:
+        with zipfile.ZipFile(path) as z:
+            unpacked = sum(member.file_size for member in z.infolist())
+            if max(path.stat().st_size, unpacked) > ZIP_LIMIT:
+                raise PluginError(f"{ZIP_ENV}={value!r}: {size_text(max(path.stat().st_size, unpacked))} "
+                                  f"{'unpacked' if unpacked > path.stat().st_size else 'zipped'}, more than the "
+                                  f"{size_text(ZIP_LIMIT)} a reader is offered (the offline copy is tens of MB)")
+            if "index.html" not in z.namelist():
+                raise PluginError(f"{ZIP_ENV}={value!r}: this zip has no index.html at its top, so it is not the offline copy")
+            bad = z.testzip()  # every member read and its CRC checked
+            damaged = None if bad is None else f"its member {bad} fails its CRC check"
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+        damaged = f"{type(e).__name__}: {e}"
+    if damaged is not None:
+        raise PluginError(f"{ZIP_ENV}={value!r}: the zip is damaged ({damaged}); make it again "
+                          "(README, 'A copy for a room without network')")
     return path
 
 

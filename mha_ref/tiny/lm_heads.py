@@ -451,9 +451,10 @@ def prepare() -> None:
     """Train every seed and measure its heads now (measuring trains the seed first, in the same
     process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
     before its frame is drawn or its data table made (figures.engine.render). With the disk cache
-    off there is nothing to keep."""
+    off they are kept in this process's memory (seed_heads), where figures.engine.render then runs
+    it and draws the figure; with a cache that cannot be written, nowhere, so nothing is done."""
     folder = cache_folder()
-    if folder is not None and store.cache_writable(folder):
+    if folder is None or store.cache_writable(folder):
         all_seeds()
 
 
