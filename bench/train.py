@@ -25,7 +25,8 @@ import json, resource, sys, time
 start = time.perf_counter()
 from mha_ref.tiny import lm, lm_train
 seed = int(sys.argv[1])
-path = lm_train.cache_folder() / f"{lm_train.code_digest(lm_train.CONFIG, seed)}.npz"
+from mha_ref import store
+path = store.sealed_path(lm_train.cache_folder() / f"{lm_train.code_digest(lm_train.CONFIG, seed)}.npz")
 existed = path.exists()
 call = time.perf_counter()
 t = lm_train.trained(seed)

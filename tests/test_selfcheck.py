@@ -301,7 +301,7 @@ def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     cold = selfcheck_files.files()
-    assert [p.suffix for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [".npz"]
+    assert [p.suffixes for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [[".npz", store.SEALED]]
 
     def computed_again():
         raise AssertionError("the vectors were computed again")

@@ -168,8 +168,7 @@ def files(docs_dir: Path, lang: str, site: str) -> dict[str, bytes]:
         return made
 
     return {path: store.kept_or_made(None if folder is None else folder / f"{key}.{path.rsplit('/', 1)[1]}",
-                                     Path.read_bytes, lambda path=path: make()[path],
-                                     lambda data, kept: store.write_kept(kept, data, kept.parent), "a glossary card file")
+                                     bytes, lambda path=path: make()[path], bytes, "a glossary card file")
             for path in download_names(lang).values()}
 
 

@@ -376,6 +376,7 @@ def on_post_build(config):
         search = config.plugins.get("material/search") or config.plugins.get("search")
         reading.without_other_search_languages(Path(config.site_dir), search.config.lang if search else [])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
+        importlib.import_module("figures.site.linked").readable_by_all(Path(config.site_dir))  # whatever the umask
 
 
 def on_startup(command, dirty):
