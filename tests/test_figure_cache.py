@@ -451,3 +451,9 @@ def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, mo
     monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
     assert all(store.sealed_path(p).exists() for p in paths)
+
+
+def test_a_cache_that_holds_every_frame_is_filled_by_drawing_nothing(tmp_path):
+    cache = FigureCache(tmp_path)
+    assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 1
+    assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 0
