@@ -240,8 +240,11 @@ def test_the_vectors_cover_what_the_issue_asks():
     assert any((c.d_model, c.h) == (published.d_model, published.heads) for c in vectors.CONFIGS)
 
 
-def test_the_file_is_the_same_bytes_each_time():
+def test_the_file_is_the_same_bytes_each_time_and_unpacks_readable_by_all():
     assert vectors.npz_bytes() == vectors.npz_bytes()
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(vectors.npz_bytes())) as z:
+        assert {i.external_attr for i in z.infolist()} == {0o644 << 16}  # rw-r--r--, whatever the umask
 
 
 def test_the_script_imports_nothing_but_numpy_and_the_standard_library():

@@ -142,7 +142,9 @@ def anki_bytes(found: list[Card], lang: str) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for name, data in (("collection.anki2", collection), ("media", b"{}")):
-            dst.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED)
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.external_attr = 0o644 << 16  # rw-r--r-- once unpacked (none: unzip makes it 0600)
+            dst.writestr(info, data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
