@@ -118,8 +118,9 @@ def write_atomic(path: Path, write) -> None:
 
 
 def read_file(path: Path) -> bytes:
-    """The bytes of the file at `path`, never through a link: a symbolic link there (or a folder, a
-    device) raises NotAFileError. A file not readable by all is made so (MODE), as write_atomic writes."""
+    """The bytes of the file at `path`, never through a link: a symbolic link there raises OSError
+    (ELOOP), a folder or a device NotAFileError. A file not readable by all is made so (MODE), as
+    write_atomic writes it."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a link: ELOOP
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
@@ -134,7 +135,7 @@ def read_file(path: Path) -> bytes:
 
 
 class NotAFileError(OSError):
-    """What read_file finds is not a regular file (a symbolic link, a folder)."""
+    """What read_file finds is not a regular file (a folder, a device)."""
 
 
 def _unwritable() -> list[Path]:
