@@ -12,10 +12,11 @@ length), cuts them into batches and shuffles the batches. The learning rate rise
 the first `warmup` steps, then falls linearly to a tenth of its peak.
 
 trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
-trained-lm/<digest>.npz (store.kept_or_made): the digest covers the code train()
+trained-lm/<digest>.npz (store.kept_or_made, sealed: .npz.sealed): the digest covers the code train()
 reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
 and numpy's and Python's versions. A process that finds another training the same weights waits for
-it (a lock per file); a file that cannot be read is dropped with a warning and trained again;
+it (a lock per file); a file that cannot be read, or is another seed's, is dropped with a warning
+and trained again;
 MHA_FIGURE_CACHE=0, or a folder that cannot be written, keeps the weights in memory only.
 """
 
