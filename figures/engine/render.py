@@ -362,7 +362,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     warning, and drawn afresh by the next build."""
     code = Sources().stamp()
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
-    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
+    missing = [(task, path) for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     preparing = _prepare(drawings, jobs, wait=False)
     # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
@@ -386,7 +386,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     pool.finish(preparing, pool.limit_from_env())
     if kept and Sources().stamp() != code:
         for path in kept:
-            path.unlink(missing_ok=True)
+            cache.forget(path)
         store.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
                     "(the next build draws them again)")
     if missing:

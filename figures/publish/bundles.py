@@ -156,8 +156,8 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
             head, rows = store.from_json(kept.decode("utf-8"), ())
             return tuple(head), tuple(tuple(r) for r in rows)
         except (ValueError, TypeError) as e:
-            store.drop(path, f"figure cache: {path}, the data table of figure {fig_id!r} ({lang}), cannot be read "
-                       f"({type(e).__name__}: {e}): dropped, computing it again")
+            store.drop_kept(path, f"the data table of figure {fig_id!r} ({lang})", f"cannot be read "
+                            f"({type(e).__name__}: {e})", "computing it again")
     table = _data_table(fig_id, lang, data)
     cache.put(path, store.to_json(table).encode("utf-8"))
     return table

@@ -125,11 +125,8 @@ def release_snapshot(tag: str, root: Path = ROOT) -> dict:
     folder = store.cache_folder()
     path = folder / "changes" / f"{commit}-{snap.FORMAT}.json" if folder is not None else None
 
-    def write(value, p: Path) -> bool:
-        return store.write_kept(p, lambda f: f.write(json.dumps(value).encode()), p.parent)
-
-    return store.kept_or_made(path, lambda p: json.loads(p.read_text(encoding="utf-8")),
-                              lambda: _tree_snapshot(root, tag), write, f"the snapshot of {tag}")
+    return store.kept_or_made(path, json.loads, lambda: _tree_snapshot(root, tag), lambda v: json.dumps(v).encode(),
+                              f"the snapshot of {tag}")
 
 
 @dataclass(frozen=True)

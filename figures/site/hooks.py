@@ -394,6 +394,7 @@ def on_post_build(config):
         reading.without_other_search_languages(Path(config.site_dir), search.config.lang if search else [])
         importlib.import_module("figures.site.language").with_site_names(Path(config.site_dir), also=[reading.WORKER])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
+        importlib.import_module("figures.site.linked").readable_by_all(Path(config.site_dir))  # whatever the umask
 
 
 def on_startup(command, dirty):
