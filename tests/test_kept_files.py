@@ -174,7 +174,8 @@ def test_a_cache_folder_that_is_a_file_is_one_warning_and_no_cache(tmp_path, mon
     (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / file).write_text("not a folder")
     folder = tmp_path / ".cache" / "figures"
-    monkeypatch.setenv(store.CACHE_ENV, str(folder))
+    monkeypatch.delenv(store.CACHE_ENV, raising=False)  # the default folder: MHA_FIGURE_CACHE naming a file is refused
+    monkeypatch.setattr(store, "DEFAULT_CACHE", folder)
     assert store.cache_folder() is None and store.cache_folder("trained-lm") is None
     kind = Kind(folder / "tiny")  # as a kind made before the cache was found wanting
     assert kind.get("a") == {"key": "a"}
