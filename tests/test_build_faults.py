@@ -44,6 +44,16 @@ def _same_folder(folder: int, path: Path) -> bool:
         return False
 
 
+def _forked(pid: int, pids: set[int]) -> set[int]:
+    """The processes of `pids` that run the command line of `pid` (forked from it, not started anew)."""
+    def command(p: int) -> bytes:
+        try:
+            return Path(f"/proc/{p}/cmdline").read_bytes()
+        except OSError:
+            return b"gone"
+    return {p for p in pids if command(p) == command(pid)}
+
+
 def _stop(process: subprocess.Popen, sig: str, whom: str) -> None:
     (os.killpg if whom == "group" else os.kill)(process.pid, getattr(signal, sig))
 
@@ -195,8 +205,9 @@ def test_a_whole_build_stopped_while_it_draws_leaves_the_site_and_no_process(sit
     running: set[int] = set()
     try:
         deadline = time.monotonic() + 180
-        # the remover, seed-roles' PREPARE and its seeds' trainers, the drawing processes
-        while len(running) < 4:
+        # forked from the build: seed-roles' PREPARE and the drawing processes; the seeds' trainers
+        # below PREPARE; the remover
+        while not (len(_forked(run.pid, running)) >= 2 and len(running) >= 4):
             assert time.monotonic() < deadline and run.poll() is None, Path(f"{target}.log").read_text()[-3000:]
             time.sleep(0.2)
             running |= below(run.pid)
