@@ -79,6 +79,8 @@ def test_a_build_that_finishes_replaces_the_site_and_one_that_fails_leaves_it(tm
         return 0
     assert build.publish(target, builds) == 0
     assert (target / "index.html").read_text() == "new" and _own_folders(tmp_path) == []
+    (tmp_path / "made").mkdir()  # readable by whom a folder mkdocs makes is readable by
+    assert target.stat().st_mode == (tmp_path / "made").stat().st_mode
     assert build.publish(tmp_path / "none/yet", builds) == 0  # no site before: the folder is renamed
     assert (tmp_path / "none/yet/index.html").read_text() == "new"
 

@@ -53,6 +53,9 @@ def publish(target: Path, build) -> int:
     it returns 0; the new folder (or the old site swapped into it) removed in every case."""
     target.parent.mkdir(parents=True, exist_ok=True)
     own = Path(tempfile.mkdtemp(dir=target.parent, prefix=NEW.format(target.name)))
+    umask = os.umask(0)
+    os.umask(umask)
+    own.chmod(0o777 & ~umask)  # as mkdocs makes a site's folder (mkdtemp's is its owner's alone)
     remover = subprocess.Popen([sys.executable, "-c", _REMOVER, str(own)], stdin=subprocess.PIPE,
                                start_new_session=True)
     try:
