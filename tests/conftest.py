@@ -148,7 +148,7 @@ def site_command():
     figures.site.build -d out`) started in a session of its own (its Popen, output in `out`.log beside
     out), env added to this process's; SIGINT stops it as Ctrl-C does. A test using it is marked `build`."""
     def start(out, cwd=ROOT, **env):
-        with open(f"{out}.log", "wb") as log:
+        with open(f"{out}.log", "ab") as log:  # two builds into one folder write one log
             return subprocess.Popen([sys.executable, "-m", "figures.site.build", "-d", str(out)], cwd=cwd,
                                     env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env), stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_sigint_stops)
