@@ -199,5 +199,7 @@ def npz_bytes(found: dict[str, np.ndarray] | None = None) -> bytes:
         for name, a in (arrays() if found is None else found).items():
             member = io.BytesIO()
             np.lib.format.write_array(member, np.ascontiguousarray(a), allow_pickle=False)
-            z.writestr(zipfile.ZipInfo(f"{name}.npy", ZIP_TIME), member.getvalue(), zipfile.ZIP_DEFLATED)
+            info = zipfile.ZipInfo(f"{name}.npy", ZIP_TIME)
+            info.external_attr = 0o644 << 16  # rw-r--r-- once unpacked (none: unzip makes it 0600)
+            z.writestr(info, member.getvalue(), zipfile.ZIP_DEFLATED)
     return raw.getvalue()

@@ -289,8 +289,11 @@ def test_only_large_scores_separate_a_softmax_without_its_maximum_subtracted(tmp
     assert failed == large and large, text
 
 
-def test_the_file_is_the_same_bytes_each_time():
+def test_the_file_is_the_same_bytes_each_time_and_unpacks_readable_by_all():
     assert vectors.npz_bytes() == vectors.npz_bytes()
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(vectors.npz_bytes())) as z:
+        assert {i.external_attr for i in z.infolist()} == {0o644 << 16}  # rw-r--r--, whatever the umask
 
 
 def test_the_script_imports_nothing_but_numpy_and_the_standard_library():
@@ -350,7 +353,7 @@ def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     cold = selfcheck_files.files()
-    assert [p.suffix for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [".npz"]
+    assert [p.suffixes for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [[".npz", store.SEALED]]
 
     def computed_again():
         raise AssertionError("the vectors were computed again")
