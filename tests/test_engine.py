@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from figures.site import offline_reading
+from figures.site import build, offline_reading
 
 ROOT = Path(__file__).resolve().parents[1]
 # the engine's packages, each with the major version this site's hooks, plugins and overrides run on:
@@ -131,3 +133,23 @@ def test_the_comparison_sees_a_changed_byte_and_a_missing_file(tmp_path):
     assert list(found["tags"]) == ["en/index.html"]
     (b / "en" / "index.html").write_bytes(page.replace(b"mkdocs-1.6.1", b"mkdocs-ProperDocs 1.6.7").replace(b"x", b"y"))
     assert differences(a, b)[2]["other"] == ["en/index.html", "x.js"]
+
+
+def test_the_readme_builds_with_properdocs_through_the_build_command(tmp_path):
+    """`python -m figures.site.build --engine properdocs`: ProperDocs' own command line runs the build
+    (its usage answers an option it does not know), into a folder of its own, as MkDocs' does."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ".venv/bin/python -m figures.site.build --engine properdocs\n" in readme
+    run = subprocess.run([sys.executable, "-m", "figures.site.build", "--engine", "properdocs", "-d",
+                          str(tmp_path / "site"), "--no-such-option"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "Usage: properdocs build" in run.stderr
+    assert "no half-built site kept" in run.stderr and not list(tmp_path.iterdir())
+
+
+def test_an_engine_the_build_command_does_not_know_is_refused_in_one_line():
+    assert build.split_engine(["-d", "x"]) == ("mkdocs", ["-d", "x"])
+    assert build.split_engine(["--engine", "properdocs", "-d", "x"]) == ("properdocs", ["-d", "x"])
+    run = subprocess.run([sys.executable, "-m", "figures.site.build", "--engine", "zensical"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and run.stderr == "--engine 'zensical': the engines are mkdocs, properdocs\n"
