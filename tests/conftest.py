@@ -22,7 +22,7 @@ from figures.publish import bundles
 from figures.publish import expansions
 from figures.site import mathfont
 from serving import static_site
-from site_builds import BUILDS, Build, shared_builds
+from site_builds import BUILDS, ENGINES, Build, shared_builds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -184,7 +184,8 @@ def site_builds(tmp_path_factory, checked_frames, request):
     started = {}
 
     def start(name):
-        started[name] = Build(ROOT, tmp_path_factory.mktemp(name.replace("_", "-")) / "site", BUILDS[name])
+        started[name] = Build(ROOT, tmp_path_factory.mktemp(name.replace("_", "-")) / "site", BUILDS[name],
+                              ENGINES.get(name))
 
     for name in sorted(request.config.stash.get(BUILDS_USED, ())):
         start(name)
@@ -202,6 +203,12 @@ def site_builds(tmp_path_factory, checked_frames, request):
 def site(site_builds):
     """The site as published, built by `mkdocs build --strict`."""
     return site_builds("site")
+
+
+@pytest.fixture(scope="session")
+def properdocs_site(site_builds):
+    """The site as published, built by `properdocs build -f mkdocs.yml --strict` (tests/test_engine.py)."""
+    return site_builds("properdocs_site")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """The session's builds of this checkout, each `mkdocs build --strict` into a folder of its own:
 the site as published, the offline copy (the README's MHA_OFFLINE=1) and the site published under
-a sub-path, as GitHub Pages serves a project (MHA_SITE_URL). Once every frame is in the session's
+a sub-path, as GitHub Pages serves a project (MHA_SITE_URL), and the site as published built by
+ProperDocs in place of MkDocs (tests/test_engine.py). Once every frame is in the session's
 figure cache the builds draw nothing, and those the session's tests use start side by side
 (conftest's site_builds), instead of one after the other when each is first needed."""
 
@@ -20,7 +21,11 @@ SAMPLE_ZIP = "<a sample offline zip>"  # an env value: Build writes a stand-in z
 # by the fixture that hands the build to the tests: what it adds to the environment. The sub-path
 # build is also given a zip to offer, as the Pages workflow gives the offline copy's
 BUILDS = {"site": {}, "offline_site": {"MHA_OFFLINE": "1"},
-          "sub_path_site": {"MHA_SITE_URL": SUB_PATH_URL, "MHA_OFFLINE_ZIP": SAMPLE_ZIP}}
+          "sub_path_site": {"MHA_SITE_URL": SUB_PATH_URL, "MHA_OFFLINE_ZIP": SAMPLE_ZIP},
+          "properdocs_site": {}}
+# by build: the command that builds it, when not MkDocs' (ProperDocs, the fork of MkDocs 1.6, reads
+# the same mkdocs.yml, named, as it would ask for a properdocs.yml first: tests/test_engine.py)
+ENGINES = {"properdocs_site": ["properdocs", "-f", "mkdocs.yml"]}
 
 
 def sample_zip(path: Path) -> Path:
@@ -35,12 +40,13 @@ class Build:
     """`mkdocs build --strict -d out` in root, started; its log kept in a file beside out (a pipe
     nobody reads while the tests run could fill and stall it)."""
 
-    def __init__(self, root: Path, out: Path, env: dict[str, str]):
+    def __init__(self, root: Path, out: Path, env: dict[str, str], engine: list[str] | None = None):
         self.out, self.log = out, out.parent / "build.log"
         env = {k: str(sample_zip(out.parent / "offline.zip")) if v == SAMPLE_ZIP else v for k, v in env.items()}
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=root,
+                [sys.executable, "-m", *(engine or ["mkdocs"])[:1], "build", *(engine or [])[1:], "--strict", "-d",
+                 str(out)], cwd=root,
                 env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env), stdout=log, stderr=subprocess.STDOUT)
 
     def result(self) -> Path:
@@ -82,7 +88,7 @@ def _build_missing(folder: Path, names: list[str]) -> None:
     for name in names:
         if not (folder / name / "done").exists():
             (folder / name).mkdir(exist_ok=True)
-            started[name] = Build(ROOT, folder / name / "site", BUILDS[name])
+            started[name] = Build(ROOT, folder / name / "site", BUILDS[name], ENGINES.get(name))
     try:
         for name, build in started.items():
             build.result()

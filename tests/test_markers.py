@@ -9,8 +9,8 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 # the only files that start mkdocs or chromium: the fixtures that mark the tests using them
 OWNERS = {"conftest.py", "site_builds.py"}
-# `mkdocs build` or `serve` run, chromium looked for, Playwright started
-STARTS = re.compile(r'"mkdocs",\s*"(build|serve)"|which\("chromium|sync_playwright')
+# `mkdocs build` or `serve` run (or ProperDocs', the same build), chromium looked for, Playwright started
+STARTS = re.compile(r'"(?:mkdocs|properdocs)",\s*"(build|serve)"|which\("chromium|sync_playwright')
 
 
 def test_only_the_marking_fixtures_start_mkdocs_or_chromium():

@@ -2,6 +2,7 @@
 restyling every element of the page, each checked in the built site, on its own, and in a browser."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -145,6 +146,59 @@ def test_a_material_that_changed_is_named_not_silently_shipped(tmp_path):
     _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", 'let m=x("meta",{name:"color-scheme"});head.append(m)')
     with pytest.raises(material.MaterialChanged, match="bundle.0123abcd.min.js: Material adds its color-scheme"):
         material.without_color_scheme_meta(tmp_path)
+
+
+def _materials_theme() -> Path:
+    """The folder of Material's theme as installed (what MkDocs' config.theme.dirs names)."""
+    import importlib.util
+    return Path(importlib.util.find_spec("material").submodule_search_locations[0]) / "templates"
+
+
+def _theme_copy(folder: Path) -> Path:
+    """A theme folder holding a copy of the assets of Material's that the patches change."""
+    for sub, pattern in material.PATCHED:
+        for found in (_materials_theme() / "assets" / sub).glob(pattern):
+            _asset(folder, sub, found.name, found.read_text(encoding="utf-8"))
+    return folder
+
+
+def test_every_patch_finds_its_code_in_the_material_installed():
+    material.check_theme([str(_materials_theme())])  # raises, naming the patch, if not
+
+
+@pytest.mark.parametrize("patch", material.PATCHES, ids=lambda p: p.__name__)
+def test_a_material_without_the_code_a_patch_changes_stops_the_build_naming_it(tmp_path, patch):
+    """A Material release that no longer has what one patch changes (here: its code as the patch
+    leaves it) stops the build as it starts, naming that patch, whatever the other patches find."""
+    theme = _theme_copy(tmp_path / "theme")
+    assert patch(theme) >= 1
+    with pytest.raises(material.MaterialChanged, match=rf"^patch {patch.__name__} \(mkdocs-material [\d.]+\): "):
+        material.check_theme([str(tmp_path / "nothing-here"), str(theme)])
+
+
+def test_a_patch_that_does_not_recognise_materials_code_is_named(tmp_path):
+    theme = _theme_copy(tmp_path / "theme")
+    (bundle,) = (theme / "assets" / "javascripts").glob("bundle.*.min.js")
+    js = bundle.read_text(encoding="utf-8")
+    bundle.write_text(js.replace(material.ALTERNATES, material.ALTERNATES * 2), encoding="utf-8")
+    with pytest.raises(material.MaterialChanged, match=r"^patch without_twin_fetch .*finds the alternate links"):
+        material.check_theme([str(theme)])
+    with pytest.raises(material.MaterialChanged, match="no Material bundle"):
+        material.check_theme([str(tmp_path)])
+
+
+def test_the_build_stops_as_it_starts_naming_the_patch(checkout, mkdocs_build, tmp_path):
+    """A theme folder ahead of Material's (mkdocs.yml's custom_dir) with a Material whose palette
+    lost the switching rule: the build fails before it draws a figure, in one line naming the patch."""
+    theme = _theme_copy(checkout / "overrides")
+    (palette,) = (theme / "assets" / "stylesheets").glob("palette.*.min.css")
+    palette.write_text(palette.read_text(encoding="utf-8").replace("data-md-color-switching", "data-md-switching"),
+                       encoding="utf-8")
+    run = mkdocs_build(tmp_path / "out", cwd=checkout, timeout=300)
+    assert run.returncode != 0
+    line = next(line for line in run.stderr.splitlines() if "patch " in line)
+    assert "figures/site/material.py: patch without_switching_rule (mkdocs-material" in line
+    assert "Building documentation" not in run.stderr and not (tmp_path / "out" / "figures").exists()
 
 
 # A trace of the page load: the style recalculations, with how many elements each touched. Before the

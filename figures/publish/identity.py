@@ -156,6 +156,12 @@ def percent_encoded(text: str) -> str:
     return UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), text)
 
 
+# The repository's licence files (its file, the copy's name at the offline copy's root): read from
+# disk without network, the offline copy's footer links these (figures/site/cite.py's footer, placed
+# by figures/site/offline.py), not the licences' own hosts.
+LICENCE_FILES = {"content": ("LICENSE-CONTENT.md", "LICENSE-CONTENT.txt"), "code": ("LICENSE", "LICENSE.txt")}
+
+
 def licence_name(spdx: str) -> str:
     """"CC-BY-4.0" -> "CC BY 4.0", the name Creative Commons writes; "MIT" stays."""
     return spdx.replace("-", " ") if spdx.startswith("CC-") else spdx

@@ -1,5 +1,6 @@
-"""`python -m figures.site.build [-d DIR] [mkdocs build options]`: `mkdocs build --strict` into DIR
-(`site/` by default) whole or not at all.
+"""`python -m figures.site.build [--engine properdocs] [-d DIR] [mkdocs build options]`: `mkdocs build
+--strict` (or ProperDocs', the fork of MkDocs 1.6: figures/site/ENGINE.md) into DIR (`site/` by
+default) whole or not at all.
 
 The build writes into a folder of its own beside DIR (`.site.new-XXXXXXXX/`), which a finished build
 swaps with DIR in one rename (Linux's renameat2 RENAME_EXCHANGE), so DIR always holds one whole site:
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import importlib
 import os
 import shutil
 import subprocess
@@ -22,7 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-USAGE = "usage: python -m figures.site.build [-d DIR] [mkdocs build options]"
+USAGE = "usage: python -m figures.site.build [--engine mkdocs|properdocs] [-d DIR] [mkdocs build options]"
+# the engines that build this site from mkdocs.yml: the module of each one's command line, and the
+# options it is given (ProperDocs asks for a properdocs.yml first: the config is named)
+ENGINES = {"mkdocs": ("mkdocs.__main__", []), "properdocs": ("properdocs.__main__", ["-f", "mkdocs.yml"])}
 DEFAULT_DIR = "site"
 NEW = ".{}.new-"  # the build's own folder beside DIR: .site.new-XXXXXXXX
 RENAME_EXCHANGE = 2  # linux/fs.h
@@ -91,11 +96,24 @@ def swap(new: Path, target: Path) -> None:
     os.rename(old, new)
 
 
-def _mkdocs_build(args: list[str]) -> int:
-    """`mkdocs build` with `args`, in this process (its drawing processes then end with this one)."""
-    from mkdocs.__main__ import cli
+def split_engine(args: list[str]) -> tuple[str, list[str]]:
+    """The engine `--engine NAME` names (mkdocs when none does), and the other arguments."""
+    if "--engine" not in args:
+        return "mkdocs", args
+    i = args.index("--engine")
+    name = args[i + 1] if i + 1 < len(args) else ""
+    if name not in ENGINES:
+        raise SystemExit(f"--engine {name!r}: the engines are {', '.join(ENGINES)}")
+    return name, args[:i] + args[i + 2:]
+
+
+def _mkdocs_build(args: list[str], engine: str = "mkdocs") -> int:
+    """`mkdocs build` (or `engine`'s) with `args`, in this process (its drawing processes then end
+    with this one)."""
+    module, options = ENGINES[engine]
+    cli = importlib.import_module(module).cli
     try:
-        cli.main(args=["build", *args], prog_name="mkdocs")
+        cli.main(args=["build", *options, *args], prog_name=engine)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     return 0
@@ -106,13 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] in (["-h"], ["--help"]):
         print(USAGE)
         return 0
+    engine, args = split_engine(args)
     target, rest = split_dir(args)
     if target.exists() and not target.is_dir():
         print(f"{target} is not a folder: give -d a folder for the site", file=sys.stderr)
         return 2
     # Ctrl-C ends mkdocs' command line with "Aborted!" and status 1; any other end of this process
     # (SIGTERM, SIGKILL) leaves the removal of the build's folder to the remover (publish)
-    status = publish(target, lambda own: _mkdocs_build(["--strict", *rest, "-d", str(own)]))
+    status = publish(target, lambda own: _mkdocs_build(["--strict", *rest, "-d", str(own)], engine))
     if status != 0:
         print(f"the build did not finish: {target} is as it was, no half-built site kept", file=sys.stderr)
     return status

@@ -16,9 +16,8 @@ from pathlib import Path
 
 from ..engine import registry
 from ..publish import numbering
-from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name, percent_encoded
+from ..publish.identity import IDENTITY, LICENCE_FILES, Identity, attribute_url, licence_name, percent_encoded
 from ..text import constructs
-from .offline import LICENCE_FILES
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
@@ -212,7 +211,7 @@ def footer(lang: str, identity: Identity = IDENTITY, root: str | None = None) ->
     """The footer's line (config.copyright, which Material prints unescaped, so every value is
     escaped here), in the page's language. `root`, in the offline copy: the way from this language's
     pages to the copy's root ("" or "../"), where the licence names link the copies of the repository's
-    licence files (offline.LICENCE_FILES), not the licences' pages on their hosts: read without network."""
+    licence files (identity.LICENCE_FILES), not the licences' pages on their hosts: read without network."""
     def href(url: str) -> str:
         return html.escape(attribute_url(url))
 

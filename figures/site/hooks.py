@@ -45,6 +45,11 @@ def on_config(config):
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
+    material = importlib.import_module("figures.site.material")
+    try:  # each patch of Material's assets still finds its code, before any figure is drawn
+        material.check_theme(config.theme.dirs)
+    except material.MaterialChanged as e:
+        raise PluginError(f"figures/site/material.py: {e}") from None
     return config
 
 

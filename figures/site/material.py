@@ -53,12 +53,18 @@ elements each time. And the load's unthrottled style time
 fell from 182 to 123 ms and from 247 to 126 ms in two paired runs on a busy machine
 (tests/test_material.py keeps the first). Each change checks that Material
 still has the text it changes and raises MaterialChanged (the build fails, naming it) when a
-Material release changed it.
+Material release changed it; and `check_theme`, as the build starts (hooks.py, on_config), applies
+each of the five changes of code (1 to 5) to a copy of Material's own assets as installed, so that
+the build stops at once, naming the change, before minutes of figures are drawn. What each change
+costs if dropped: figures/site/ENGINE.md.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
+from importlib import metadata
 from pathlib import Path
 
 MARK = "[data-md-color-switching]"
@@ -92,6 +98,38 @@ def ship(site_dir: Path) -> None:
 
 
 SOURCE_MAP_LINK = re.compile(r"\n(?://# sourceMappingURL=[^\n]*|/\*# sourceMappingURL=[^\n]*?\*/)\s*$")
+
+
+def check_theme(theme_dirs: list[str]) -> None:
+    """As the build starts: each of PATCHES applied to a copy of Material's assets as the theme ships
+    them (the first of `theme_dirs`, MkDocs' config.theme.dirs, that holds them) must find the code it
+    changes and change it. Raises MaterialChanged naming the change when one finds nothing to change
+    or does not recognise what it finds (a Material release moved it: look again, and drop or redo
+    that change; figures/site/ENGINE.md says what each one is for)."""
+    assets = next((Path(d) / "assets" for d in theme_dirs if list((Path(d) / "assets" / "javascripts").glob(
+        "bundle.*.min.js"))), None)
+    if assets is None:
+        raise MaterialChanged(f"no Material bundle.*.min.js under assets/javascripts in any theme folder {theme_dirs}")
+    with tempfile.TemporaryDirectory(prefix="mha-material-") as tmp:
+        for folder, pattern in PATCHED:
+            for found in (assets / folder).glob(pattern):
+                (Path(tmp) / "assets" / folder).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(found, Path(tmp) / "assets" / folder / found.name)
+        for patch in PATCHES:
+            try:
+                changed = patch(Path(tmp))
+            except MaterialChanged as e:
+                raise MaterialChanged(f"patch {patch.__name__} ({_material()}): {e}") from None
+            if not changed:
+                raise MaterialChanged(f"patch {patch.__name__} ({_material()}): the code it changes is not in "
+                                      f"Material's assets ({assets}): a Material release changed it: look again")
+
+
+def _material() -> str:
+    try:
+        return f"mkdocs-material {metadata.version('mkdocs-material')}"
+    except metadata.PackageNotFoundError:
+        return "mkdocs-material, not installed as such"
 
 
 def without_source_maps(site_dir: Path) -> int:
@@ -223,3 +261,9 @@ def versions_from_site_root(site_dir: Path) -> int:
                                   "version in a way this module does not recognise (a Material release changed it: "
                                   "look again)")
     return changed
+
+
+# The five changes of Material's code (1 to 5 above), and the files of its assets they change.
+# (without_source_maps removes files, whatever their number: nothing of Material's code to look for.)
+PATCHES = (without_switching_rule, plain_tables, without_color_scheme_meta, without_twin_fetch, versions_from_site_root)
+PATCHED = (("stylesheets", "palette.*.min.css"), ("stylesheets", "main.*.min.css"), ("javascripts", "bundle.*.min.js"))

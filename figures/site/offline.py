@@ -26,10 +26,9 @@ from mkdocs.structure.files import File, Files
 
 from mha_ref import store
 
+from ..publish.identity import LICENCE_FILES
+
 ROOT = Path(__file__).resolve().parents[2]
-# The repository's licence files (its file, the copy's name at the offline copy's root): read from
-# disk without network, the copy's footer links these (cite.footer), not the licences' own hosts.
-LICENCE_FILES = {"content": ("LICENSE-CONTENT.md", "LICENSE-CONTENT.txt"), "code": ("LICENSE", "LICENSE.txt")}
 
 SHIM = "assets/vendor/iframe-worker-shim.js"  # the plugin adds no shim of its own once one is named
 SHIM_PACKAGE = "iframe-worker@1.0.4"  # MIT, (c) Martin Donath; its shim/index.js is the file we serve
