@@ -844,3 +844,25 @@ def test_voita_role_numbers_equal_facts():
     r = models.VOITA_ROLES
     assert (r["positional_pct"], r["rarest_pct"], r["two_rarest_pct"], r["all_roles_heads"]) == (90, 66, 83, 17)
     assert r["source"] in models.REFERENCES
+
+
+# seed-roles ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+def test_seed_roles_legend_names_every_kind_of_line_its_curves_draw(lang):
+    """Every line style of the pruning panels (the importance order, the random orders' dashed median)
+    has a legend entry of the same colour and style, and so has the band."""
+    from matplotlib.colors import same_color
+    from matplotlib.collections import PolyCollection
+    from figures.gallery import seed_roles
+    fig = seed_roles.draw(lang)
+    plt.close(fig)
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)
+    handles = legend.legend_handles
+    curves = [ax for ax in fig.axes if ax.collections and any(isinstance(c, PolyCollection) for c in ax.collections)]
+    assert len(curves) == 5
+    for ax in curves:
+        for line in ax.lines:
+            assert any(getattr(h, "get_linestyle", lambda: None)() == line.get_linestyle()
+                       and same_color(h.get_color(), line.get_color()) for h in handles if hasattr(h, "get_xdata")), \
+                (line.get_linestyle(), line.get_color())
+    assert any(same_color(h.get_facecolor(), seed_roles.BAND) for h in handles if not hasattr(h, "get_xdata"))

@@ -112,7 +112,8 @@ def legend_handles(lang: str):
     apart = [Line2D([], [], marker=m, color=c, ls="none", ms=5, label=pick(lang, *APART_NAMES[r]))
              for r, (m, c) in APART_MARKS.items()]
     curves = [Line2D([], [], color=INK, marker="o", ms=2.5, lw=1.4, label=pick(lang, "按重要性", "importance order")),
-              Patch(facecolor=BAND, label=pick(lang, "随机顺序", "random orders"))]
+              Patch(facecolor=BAND, label=pick(lang, "随机顺序", "random orders")),
+              Line2D([], [], color=MUTED, ls="--", lw=1.2, label=pick(lang, "随机顺序的中位数", "random orders' median"))]
     return roles + apart + curves
 
 
