@@ -197,9 +197,9 @@ def plain_frequent(counts, eos):
             return set(ids[:k])
 
 
-def arc_margins(weights, sentences, flat, relations):
-    """relation -> the larger of its two directions' margins: hits above the best fixed offset's, in
-    percentage points of the arcs."""
+def arc_counts(weights, sentences, flat, relations):
+    """"relation>" (dependent to head) and "relation<" (head to dependent) -> (hits, arcs, the best
+    fixed offset's hits), counted arc by arc."""
     layer, h = divmod(flat, 4)
     hits, arcs, offsets = Counter(), Counter(), {}
     for w, s in zip(weights, sentences):
@@ -213,10 +213,15 @@ def arc_margins(weights, sentences, flat, relations):
                 hits[key] += top[q] == other
                 arcs[key] += 1
                 offsets.setdefault(key, Counter())[other - q] += 1
+    return {key: (hits[key], arcs[key], max(offsets[key].values())) for key in arcs}
+
+
+def arc_margins(weights, sentences, flat, relations):
+    """relation -> the larger of its two directions' margins: hits above the best fixed offset's, in
+    percentage points of the arcs."""
     margins = {}
-    for key in arcs:
-        m = 100 * (hits[key] - max(offsets[key].values())) / arcs[key]
-        margins[key[:-1]] = max(margins.get(key[:-1], -np.inf), m)
+    for key, (hits, arcs, baseline) in arc_counts(weights, sentences, flat, relations).items():
+        margins[key[:-1]] = max(margins.get(key[:-1], -np.inf), 100 * (hits - baseline) / arcs)
     return margins
 
 
@@ -253,7 +258,12 @@ def plain_seed(seed):
         rare_sentences = rare_of
         margins = arc_margins(weights, held, flat, language.DEPENDENCIES)
         syntactic = {r for r, m in margins.items() if m >= 10 - 1e-9}
-        heads.append({"positional": top / queries >= 0.9, "offset": offset, "layer": layer, "confidence": confidence,
+        passing = {k: c for k, c in arc_counts(weights, held, flat, language.DEPENDENCIES).items()
+                   if 100 * (c[0] - c[2]) >= 10 * c[1]}
+        repeat = {k[-1] for k, c in arc_counts(weights, held, flat, ("repeat",)).items() if 100 * (c[0] - c[2]) >= 10 * c[1]}
+        heads.append({"passing": passing, "repeat_ways": repeat, "queries": queries,
+                      "prev_hits": offsets[-1], "next_hits": offsets[1],
+                      "positional": top / queries >= 0.9, "offset": offset, "layer": layer, "confidence": confidence,
                       "prev": offsets[-1] / queries, "next": offsets[1] / queries, "rare_share": rare_hits / rare_of,
                       "rare": rare_hits / rare_of >= roles.ROLE_BARS["rare"].share, "syntactic": syntactic,
                       "margins": margins, "apart": arc_verdicts(weights, held, flat, ("coref", "repeat"))})
@@ -276,7 +286,7 @@ def plain_seed(seed):
     # every order is checked on the tiny model above (test_random_orders_are_...), and a seed's 20
     # orders at all 9 steps would be about 100 evaluations of the model, most of this recount's time
     return {"heads": heads, "order": order, "rare_sentences": rare_sentences,
-            "loss": {k: evaluate(order[:k]).loss for k in STEPS}, "accuracy": evaluate([]).accuracy,
+            "sentences": len(held), "loss": {k: evaluate(order[:k]).loss for k in STEPS}, "accuracy": evaluate([]).accuracy,
             "random_loss": [{k: evaluate(o[:k]).loss for k in STEPS} for o in randoms]}
 
 
@@ -346,6 +356,44 @@ def test_every_quantity_over_seeds_agrees_with_a_plain_recount(recounted):
             expected[f"lm.apart_heads.{r}.layer{layer}"] = sum(r in h["apart"] for s in seeds for h in s["heads"]
                                                                if h["layer"] == layer)
         expected[f"lm.apart_heads.{r}"] = sum(r in h["apart"] for s in seeds for h in s["heads"])
+    # lm_findings: each verdict's spare arcs and standard error, repeat directions, neighbour ceilings, late pruning
+    verdicts = [c for s in seeds for h in s["heads"] for c in h["passing"].values()]
+
+    def se_pts(c):
+        return 100 * np.sqrt(c[0] / c[1] * (1 - c[0] / c[1]) / c[1])
+
+    def spare(c):
+        k = 0
+        while 100 * (c[0] - (k + 1) - c[2]) >= 10 * c[1]:
+            k += 1
+        return k
+
+    def near(c):
+        return 100 * (c[0] - c[2]) / c[1] - 10 < 2 * se_pts(c)
+
+    def given(s, key):
+        return max(h[key] for h in s["heads"]) / (s["heads"][0]["queries"] - s["sentences"])
+
+    expected.update({
+        "lm.syntactic.verdicts": len(verdicts), "lm.syntactic.spare_min": min(map(spare, verdicts)),
+        "lm.syntactic.near": sum(map(near, verdicts)), "lm.syntactic.near_se": 2,
+        "lm.syntactic.se_pts_min": min(map(se_pts, verdicts)), "lm.syntactic.se_pts_max": max(map(se_pts, verdicts)),
+        "lm.seeds.syntactic_firm": count(lambda s: any(not near(c) for h in s["heads"] for c in h["passing"].values())),
+        "lm.apart_heads.repeat.back_only": sum(h["repeat_ways"] == {">"} for s in seeds for h in s["heads"]),
+        "lm.apart_heads.repeat.on_only": sum(h["repeat_ways"] == {"<"} for s in seeds for h in s["heads"]),
+        "lm.apart_heads.repeat.both_ways": sum(h["repeat_ways"] == {">", "<"} for s in seeds for h in s["heads"]),
+        "lm.neighbour_ceiling": min(1 - s["sentences"] / s["heads"][0]["queries"] for s in seeds),
+        "lm.prev_given_share_min": min(given(s, "prev_hits") for s in seeds),
+        "lm.prev_given_share_max": max(given(s, "prev_hits") for s in seeds),
+        "lm.next_given_share_min": min(given(s, "next_hits") for s in seeds),
+        "lm.next_given_share_max": max(given(s, "next_hits") for s in seeds),
+        "lm.seeds.prev_given_positional": count(lambda s: given(s, "prev_hits") >= 0.9),
+        "lm.seeds.next_given_positional": count(lambda s: given(s, "next_hits") >= 0.9),
+        "lm.late.seeds_below_random_median": count(lambda s: s["loss"][6] < np.median([r[6] for r in s["random_loss"]])),
+        "lm.late.seeds_below_random_min": count(lambda s: s["loss"][6] <= min(r[6] for r in s["random_loss"])),
+        "lm.late.importance_loss_median": float(np.median([s["loss"][6] for s in seeds])),
+        "lm.late.random_loss_median": float(np.median([np.median([r[6] for r in s["random_loss"]]) for s in seeds])),
+    })
     assert (quantities.value("lm.half"), quantities.value("lm.late")) == STEPS
     recounted_names = {n for n in quantities.QUANTITIES if n.startswith("lm.")} - CONFIGURATION
     assert recounted_names == set(expected)
