@@ -464,6 +464,10 @@ def test_page4_words_hold_over_every_seed():
     assert q("lm.half.seeds_below_random_median") > seeds / 2
     assert q("lm.half.importance_loss_median") < q("lm.half.random_loss_median")
     assert q("lm.late.seeds_above_random_min") > seeds / 2
+    # read the same two ways at both points: "with half the heads masked most seeds did both; with
+    # lm.late, most still do the first but not the second"
+    assert q("lm.half.seeds_below_random_median") > seeds / 2 and q("lm.half.seeds_below_random_min") > seeds / 2
+    assert q("lm.late.seeds_below_random_median") > seeds / 2 > q("lm.late.seeds_below_random_min")
 
 
 def test_every_seed_has_a_first_layer_head_whose_usual_offset_is_the_neighbour():
