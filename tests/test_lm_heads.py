@@ -456,6 +456,12 @@ def test_page4_words_hold_over_every_seed():
     assert q("lm.apart_heads.repeat.layer1") > q("lm.apart_heads.repeat") / 2
     assert q("lm.apart_heads.coref.layer0") == q("lm.apart_heads.coref") > 0
     assert q("lm.apart_heads.coref") == 2  # the English page says "both"
+    # the repeat heads by direction: "most ... from the repeated name they find its first mention (N of
+    # the M; the other K pass only the other way)"
+    ways = ("back_only", "on_only", "both_ways")
+    assert sum(q(f"lm.apart_heads.repeat.{w}") for w in ways) == q("lm.apart_heads.repeat")
+    assert q("lm.apart_heads.repeat.back_only") > q("lm.apart_heads.repeat") / 2
+    assert q("lm.apart_heads.repeat.both_ways") == 0  # "the other K" are all the rest
     # "mostly in the left half, among the heads masked early"
     assert q("lm.syntactic_heads.first_half") > q("lm.syntactic_heads") / 2
     # "the most important head has a role in only one seed" (the English sentence says "seed")
