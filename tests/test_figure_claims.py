@@ -866,3 +866,26 @@ def test_seed_roles_legend_names_every_kind_of_line_its_curves_draw(lang):
                        and same_color(h.get_color(), line.get_color()) for h in handles if hasattr(h, "get_xdata")), \
                 (line.get_linestyle(), line.get_color())
     assert any(same_color(h.get_facecolor(), seed_roles.BAND) for h in handles if not hasattr(h, "get_xdata"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
+    """The table under seed-roles names each pass (a head on one relation in one direction) with the
+    hits it could lose and still pass, and marks those within NEAR_SE standard errors of the bar."""
+    import re
+    from mha_ref import quantities
+    from mha_ref.tiny import lm_findings, lm_heads, voita
+    from figures.gallery import seed_roles
+    head, rows = seed_roles.data(lang)
+    column = head.index("句法检验的富余" if lang == "zh" else "syntactic passes, margin")
+    number = r"富余 (\d+) 条弧" if lang == "zh" else r"(\d+) arcs to spare"
+    shown = {(r[0], r[2]): [int(n) for n in re.findall(number, r[column])] for r in rows}
+    for s in lm_heads.all_seeds():
+        for v in s.heads:
+            scores = [v.measures.relation_hits[k] for k in v.syntactic]
+            assert shown[(str(s.seed), v.name)] == [lm_findings.spare_arcs(a) for a in scores]
+            for a in scores:  # a pass has arcs to spare, and losing one more hit than that fails it
+                assert voita.syntactic_on(a._replace(hits=a.hits - lm_findings.spare_arcs(a)))
+                assert not voita.syntactic_on(a._replace(hits=a.hits - lm_findings.spare_arcs(a) - 1))
+    near = "接近门槛" if lang == "zh" else "near the bar"
+    assert sum(r[column].count(near) for r in rows) == quantities.value("lm.syntactic.near")

@@ -462,6 +462,12 @@ def test_page4_words_hold_over_every_seed():
     assert sum(q(f"lm.apart_heads.repeat.{w}") for w in ways) == q("lm.apart_heads.repeat")
     assert q("lm.apart_heads.repeat.back_only") > q("lm.apart_heads.repeat") / 2
     assert q("lm.apart_heads.repeat.both_ways") == 0  # "the other K" are all the rest
+    # "were all of [the passes near the bar] to fail, ... seeds would still have a syntactic head, but some
+    # relations above would be counted in fewer seeds": a seed whose only passes on a relation are near
+    from mha_ref.tiny import lm_findings
+    assert q("lm.syntactic.near") > 0
+    assert any(all(lm_findings.near_bar(a) for _, k, a in lm_findings.passes(s) if k.split(":")[0] == r)
+               and lm_heads.has_syntactic(s, r) for s in lm_heads.all_seeds() for r in language.DEPENDENCIES)
     # "mostly in the left half, among the heads masked early"
     assert q("lm.syntactic_heads.first_half") > q("lm.syntactic_heads") / 2
     # "the most important head has a role in only one seed" (the English sentence says "seed")
