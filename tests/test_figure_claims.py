@@ -889,3 +889,37 @@ def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
                 assert not voita.syntactic_on(a._replace(hits=a.hits - lm_findings.spare_arcs(a) - 1))
     near = "接近门槛" if lang == "zh" else "near the bar"
     assert sum(r[column].count(near) for r in rows) == quantities.value("lm.syntactic.near")
+
+
+# trained-maps --------------------------------------------------------------------------------------
+def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
+    """Each frame draws, on the held-out sentence the module chooses, the weights of the seed's heads
+    the caption names: the best previous- and next-word heads (whose dark cells run just under and
+    just over the diagonal), a relation head passing in every seed that has a syntactic head, and the
+    best repeat head, its arcs outlined where the caption says."""
+    from mha_ref import quantities
+    from mha_ref.tiny import language, lm, lm_heads, lm_train
+    from figures.gallery import trained_maps as tm
+    s = tm.sentence()
+    assert len(s.tokens) - 1 <= tm.MOST_WORDS and any(a.relation == "repeat" for a in s.arcs)
+    assert any(h is s for h in lm_train.held_out())
+    keep = s.tokens != language.EOS
+    passing = 0
+    for seed in lm_train.SEEDS:
+        fig = tm.draw("en", seed)
+        plt.close(fig)
+        heads = lm_heads.seed_heads(seed)
+        maps = lm.attention_maps(lm_train.trained(seed).model, s)
+        for ax, (kind, title, v, outlined) in zip(fig.axes, tm.panels(seed, "en")):
+            drawn = ax.images[0].get_array()
+            assert np.array_equal(drawn, maps[v.measures.layer, v.measures.head][np.ix_(keep, keep)].astype(float))
+            assert title.startswith(v.name)
+            boxes = sorted((int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in ax.patches if p.get_label() == "outline")
+            assert boxes == sorted(outlined)
+            if kind in ("previous", "next"):
+                offset = -1 if kind == "previous" else 1
+                assert v is lm_heads.best_at(heads, offset)
+                rows = range(1, len(drawn)) if offset < 0 else range(len(drawn) - 1)
+                assert np.mean([drawn[q].argmax() == q + offset for q in rows]) >= 0.75, (seed, kind)
+        passing += tm.relation_head(heads)[2]
+    assert passing == quantities.value("lm.seeds.syntactic")  # "passes a relation of this sentence in ... seeds"
