@@ -916,6 +916,12 @@ def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
             assert title.startswith(v.name)
             boxes = sorted((int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in ax.patches if p.get_label() == "outline")
             assert boxes == sorted(outlined)
+            if kind in ("relation", "repeat"):  # the arcs, read from the query end: (dependent, head) for dep->head
+                _, key, _ = tm.relation_head(heads) if kind == "relation" else tm.repeat_head(heads)
+                relation, direction = key.split(":")
+                ends = [(a.dependent, a.head) for a in s.arcs if a.relation == relation and a.head >= 0]
+                assert boxes == sorted(e if direction == "dep->head" else e[::-1] for e in ends), (seed, kind)
+                assert boxes and f"{relation if kind == 'relation' else 'repeat'} (" in title
             if kind in ("previous", "next"):
                 offset = -1 if kind == "previous" else 1
                 assert v is lm_heads.best_at(heads, offset)
