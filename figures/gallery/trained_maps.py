@@ -32,7 +32,7 @@ OUTLINE = {"relation": "#E69F00", "repeat": "#0072B2"}  # seed-roles' syntactic 
 DIRECTION = {"dep->head": ("依存词→中心词", "dependent→head"), "head->dep": ("中心词→依存词", "head→dependent")}
 CAPTION_ZH = (
     "{{ screen \"所选种子\" print \"每一帧一个种子\" }}的四个头，读同一句留出句子：每行是一个查询，每列是一个键（句末符号不算），"
-    "格子与页面底色反差越大，权重越大。前两张是这个种子里最常看前一个词和后一个词的头，它们的深色格子紧挨着对角线，"
+    "格子与页面底色反差越大，权重越大。前两张是这个种子里最常看前一个词和后一个词的头，它们权重最大的格子紧挨着对角线，"
     "一张在下一张在上，只有第一行和最后一行没有邻居可看。第三张是在这句话里出现的依存关系上通过句法检验、富余的弧最多的头"
     "（没有哪个头通过的种子，画最接近的那个），框出的格子是这种关系的弧，从查询那一端读。"
     "第四张是在重复的名字上得分最高的头，框出的是重复的名字和它第一次出现的位置。"
@@ -41,7 +41,7 @@ CAPTION_EN = (
     "Four heads of {{ screen \"the chosen seed\" print \"each frame's seed\" }} reading the same held-out "
     "sentence: a row per query, a column per key (the end-of-sentence symbol left out), standing out more "
     "from the page for more weight. The first two are the seed's heads that most often look at the "
-    "previous and at the next word: their dark cells run beside the diagonal, one just under it and one "
+    "previous and at the next word: their heaviest cells run beside the diagonal, one just under it and one "
     "just over it, and only the first and the last row have no such neighbour. The third is the head that "
     "passes the syntactic test on a relation of this sentence with the most arcs to spare (in a seed "
     "where none passes, the nearest), with that relation's arcs outlined, read from the query end. The "
