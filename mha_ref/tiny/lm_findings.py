@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import lm_heads, lm_train, voita
+from . import language, lm_heads, lm_train, voita
 from .. import roles
 
 NEAR_SE = 2  # a verdict is near its bar when its margin above the bar is under this many standard errors
@@ -118,6 +118,9 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         return lambda: reduce([per_verdict(a) for s in lm_heads.all_seeds() for _, _, a in passes(s)])
     late = lm_heads.LATE
     return {
+        # the most seeds any one dependency relation has a syntactic head in (the page names the relations that reach it)
+        "lm.seeds.syntactic.most": lambda: max(seeds_where(lambda s, r=r: lm_heads.has_syntactic(s, r))
+                                               for r in language.DEPENDENCIES),
         # syntactic verdicts, each a head on one relation in one direction
         "lm.syntactic.verdicts": over(sum, lambda s: len(passes(s))),
         "lm.syntactic.spare_min": every(spare_arcs, min),

@@ -434,9 +434,6 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.late.seeds_above_random_min": lambda: seeds_where(lambda s: pruned_at(s, "loss", LATE)[0]
                                                               > pruned_at(s, "loss", LATE)[1].low),
     }
-    # the most seeds any one dependency relation has a syntactic head in (the page names the relations that reach it)
-    q["lm.seeds.syntactic.most"] = lambda: max(seeds_where(functools.partial(has_syntactic, relation=r))
-                                               for r in language.DEPENDENCIES)
     for relation in language.DEPENDENCIES:
         q[f"lm.seeds.syntactic.{relation}"] = functools.partial(seeds_where, functools.partial(has_syntactic, relation=relation))
         q[f"lm.best_margin.{relation}"] = over_seeds(max, functools.partial(best_margin, relation=relation))
