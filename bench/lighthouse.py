@@ -178,17 +178,30 @@ def run(site: Path, reports: Path | None, only: list[str] | None = None, runs: i
     return rows
 
 
-def main() -> int:
+def _runs(text: str) -> int:
+    try:
+        runs = int(text)
+    except ValueError:
+        runs = 0
+    if runs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs >= 1")
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.lighthouse", description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", type=Path, help="a built site (default: build this checkout)")
     parser.add_argument("--json", type=Path, help="also write the summary, as JSON, to this file")
     parser.add_argument("--reports", type=Path, help="keep Lighthouse's full report of every page in this folder")
     parser.add_argument("--page", action="append", metavar="URL_PATH",
                         help="only this page, e.g. /en/gallery/ (repeatable; default: every page)")
-    parser.add_argument("--runs", type=int, default=3, metavar="N",
+    parser.add_argument("--runs", type=_runs, default=3, metavar="N",
                         help="runs per page, the median reported (default 3; one run's performance can "
                              "swing by 10 points on a loaded 2-core machine)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.site and not (args.site / "index.html").is_file():
+        parser.error(f"{str(args.site)!r} is not a built site (no index.html there): build one "
+                     "(mkdocs build -d FOLDER), or give none to build this checkout")
     if args.reports:
         args.reports.mkdir(parents=True, exist_ok=True)
     load, start = os.getloadavg()[0], time.perf_counter()  # other work on the machine lowers performance

@@ -91,6 +91,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     args.only = _unique(args.only)
     drawn_formats = [f for f in args.format if f != TABLE]
+    try:  # the MHA_* variables this command reads, before anything else reads them
+        pool.limit_from_env(), from_env(), bundles.downloads_on()
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         total = len(plan(args.only)) * len(args.lang) * len(drawn_formats)
     except KeyError as e:
@@ -98,7 +103,6 @@ def main(argv=None) -> int:
     except FigureError as e:  # a figure that fails to import, in its CONTROL say
         return _failed(e, args.traceback)
     try:
-        pool.limit_from_env()
         args.out = _out_folder(args.out)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -53,6 +53,9 @@ def attention(q, k, v, mask=None, scale=None):
     Inputs so large that q.k overflows their dtype are refused, not turned into nan.
     """
     q, k, v = checks.qkv(q, k, v)
+    *lead, n_q, _ = np.broadcast_shapes(q.shape, k.shape[:-2] + q.shape[-2:])
+    checks.scores_fit((*lead, n_q, k.shape[-2]), np.result_type(q, k),
+                      f"attention of {n_q} queries over {k.shape[-2]} keys", "batch x n_q x n_k" if lead else "n_q x n_k")
     # a Python float keeps float32 inputs float32
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else checks.scale(scale)
     scores = (q @ np.swapaxes(k, -1, -2)) * scale  # [..., n_q, n_k]
@@ -92,6 +95,7 @@ def init_params(d_model: int, h: int, *, kv_heads: int | None = None, seed: int 
 # --8<-- [start:split]
 def split_heads(x: np.ndarray, h: int) -> np.ndarray:
     """[..., n, d_model] -> [..., h, n, d_k], without copying a number."""
+    x = checks.split_input(x, h)  # at least [n, d_model]; h divides d_model
     *lead, n, d_model = x.shape  # x: [..., n, d_model]
     x = x.reshape(*lead, n, h, d_model // h)  # [..., n, h, d_k]: rows cut in h
     return np.swapaxes(x, -3, -2)  # [..., h, n, d_k]: heads first
@@ -99,6 +103,7 @@ def split_heads(x: np.ndarray, h: int) -> np.ndarray:
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
     """[..., h, n, d_k] -> [..., n, h * d_k]: the heads side by side."""
+    x = checks.merge_input(x)  # at least [h, n, d_k]
     *lead, h, n, d_k = x.shape  # x: [..., h, n, d_k]
     x = np.swapaxes(x, -3, -2)  # [..., n, h, d_k]: tokens first again
     return x.reshape(*lead, n, h * d_k)  # [..., n, d_model]: pieces end to end
@@ -155,6 +160,7 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None =
     checks.heads(x.shape[-1], h)
     kv = checks.kv_heads(h, kv_heads)
     params = checks.params(params, x.shape[-1], h=h, kv_heads=kv_heads)
+    _scores_fit(x, params, h)
     if kv != h:  # each key/value head's columns, once for every query head that shares them
         params = _repeat_kv(params, h, kv)
     d_k = x.shape[-1] // h
@@ -182,6 +188,13 @@ def mha_trace(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None =
     return MHATrace(q, k, v, scores, weights, heads, concat, out)
 
 
+def _scores_fit(x: np.ndarray, params: MHAParams, h: int) -> None:
+    """The block's scores, [..., h, n, n], must fit checks.SCORES_LIMIT: refused before any is made."""
+    *batch, n, _ = x.shape
+    checks.scores_fit((*batch, h, n, n), np.result_type(x, params.w_q, params.w_k),
+                      f"attention over {n} tokens with {h} heads", "batch x h x n x n" if batch else "h x n x n")
+
+
 def multi_head_attention(x, params: MHAParams, h: int, *, mask=None, kv_heads: int | None = None):
     """x [n, d_model] or [batch, n, d_model] -> out (x's shape), weights [..., h, n, n]."""
     t = mha_trace(x, params, h, mask=mask, kv_heads=kv_heads)
@@ -199,6 +212,7 @@ def multi_head_attention_loop(x, params: MHAParams, h: int, *, mask=None, kv_hea
     checks.heads(x.shape[-1], h)
     kv = checks.kv_heads(h, kv_heads)
     params = checks.params(params, x.shape[-1], h=h, kv_heads=kv_heads)
+    _scores_fit(x, params, h)  # the heads' weights, stacked at the end, are as large
     d_k = x.shape[-1] // h
     outputs, weights = [], []
     for i in range(h):

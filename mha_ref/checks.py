@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .params import MHAParams
@@ -61,6 +63,44 @@ def heads(d_model: int, h: int) -> None:
         raise ValueError(f"d_model must be at least 1, got d_model={d_model}")
     if d_model % h:
         raise ValueError(f"the head count h={h} does not divide d_model={d_model}")
+
+
+def split_input(x, h: int) -> np.ndarray:
+    """split_heads' x: an array of at least two axes [..., n, d_model], h a whole number >= 1 that
+    divides d_model. Not copied: split_heads makes a view of it."""
+    x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"split_heads: x must have at least two axes [..., n, d_model], got shape {x.shape}")
+    heads(x.shape[-1], h)
+    return x
+
+
+def merge_input(x) -> np.ndarray:
+    """merge_heads' x: an array of at least three axes [..., h, n, d_k], with at least one head."""
+    x = np.asarray(x)
+    if x.ndim < 3:
+        raise ValueError(f"merge_heads: x must have at least three axes [..., h, n, d_k], got shape {x.shape}")
+    if x.shape[-3] < 1:
+        raise ValueError(f"merge_heads: x has no heads: shape {x.shape} (h = 0)")
+    return x
+
+
+# The largest scores array attention may make: 1 GiB. Its exponentials and its weights are as
+# large and alive at the same time, so a call may hold about three times this. Larger, numpy would
+# ask for the memory all at once and fail (MemoryError) or send the machine into swap, rather
+# than say why.
+SCORES_LIMIT = 2**30  # bytes
+
+
+def scores_fit(shape: tuple[int, ...], dtype, what: str, layout: str) -> None:
+    """Refuse a computation whose scores, of `shape` and `dtype`, would pass SCORES_LIMIT, in one
+    line that says how much they would need: "attention over 30000 tokens with 8 heads would need
+    about 53.6 GiB for its scores (h x n x n float64); the limit is 1 GiB"."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    if size > SCORES_LIMIT:
+        raise ValueError(f"{what} would need about {size / 2**30:.1f} GiB for its scores ({layout} {dtype.name}); "
+                         f"the limit is {SCORES_LIMIT / 2**30:g} GiB (mha_ref.checks.SCORES_LIMIT): use fewer tokens")
 
 
 def count(value, what: str) -> int:

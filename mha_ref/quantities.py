@@ -6,6 +6,7 @@ knows. Add an entry here, then use it in both languages.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Callable
 
@@ -379,11 +380,13 @@ class UnknownValue(KeyError):
 
 
 def value(name: str) -> float | int:
-    """The number called `name`; an unknown name is refused with the known ones listed."""
+    """The number called `name`; an unknown name is refused with the nearest known ones."""
     try:
         compute = QUANTITIES[name]
     except KeyError:
-        raise UnknownValue(f"unknown value {name!r}; known values: {', '.join(sorted(QUANTITIES))}") from None
+        near = difflib.get_close_matches(name, QUANTITIES, n=3, cutoff=0.7)
+        raise UnknownValue(f"unknown value {name!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
+                           + "(every name is a key of QUANTITIES in mha_ref/quantities.py)") from None
     if compute not in _computed:  # keyed by the function, so replacing an entry recomputes it
         v = compute()
         _computed[compute] = v.item() if isinstance(v, (np.integer, np.floating)) else v

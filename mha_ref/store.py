@@ -1,9 +1,10 @@
 """Keeping computed results on disk, for mha_ref and the figure cache alike: the switch that turns a
 cache off, writes that never leave half a file, a cache that cannot be written turned off for writing
-instead of failing the build, a kept file found corrupt dropped with a warning, the one keep-or-make
-step (kept_or_made: read it, or make it under a lock so that two processes make it once), results kept
-as JSON that only the named types are made from (to_json, from_json), and the digest of the code a
-result depends on.
+instead of failing the build, every kept file sealed with what it must hold (keep, kept: a damaged,
+moved or swapped file, or a link in place of a file, is dropped with a warning naming it), the one
+keep-or-make step (kept_or_made: read it, or make it under a lock so that two processes make it
+once), results kept as JSON that only the named types are made from (to_json, from_json), and the
+digest of the code a result depends on.
 
 A result kept on disk is named by a digest of what it is made from, so an edit gives a new name and
 a stale file is never read. The code counts as its syntax tree without docstrings, so an edit to a
@@ -17,11 +18,13 @@ go unseen.
 from __future__ import annotations
 
 import ast
+import errno
 import fcntl
 import hashlib
 import json
 import logging
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "MHA_FIGURE_CACHE"  # "0" (or off, no, false) turns every cache off; a path moves it
 DEFAULT_CACHE = ROOT / ".cache" / "figures"
 OFF = ("0", "off", "no", "false")  # what turns an MHA_* switch off
+ON = ("1", "on", "yes", "true")  # what turns one on
 
 UNWRITABLE_ENV = "MHA_CACHE_UNWRITABLE"  # cache folders found unwritable in this build, for the processes it starts
 
@@ -45,9 +49,66 @@ Unit = tuple[str, str | None]  # (module, top-level def) or (module, None): its 
 log = logging.getLogger(__name__)
 
 
+# ---- the MHA_* variables ------------------------------------------------------------------------
+# Every one is read through these: a value one does not take is refused in one line (EnvError) that
+# names the variable and the values it takes, never taken for something else nor met as a traceback.
+
+class EnvError(ValueError):
+    """An MHA_* variable set to a value it does not take; the message names it and what it takes."""
+
+
+def env_text(name: str) -> str:
+    """The variable's value without surrounding spaces; "" when unset."""
+    return os.environ.get(name, "").strip()
+
+
 def switched_off(name: str) -> bool:
     """Whether the environment variable `name` turns its feature off."""
-    return os.environ.get(name, "").strip().lower() in OFF
+    return env_text(name).lower() in OFF
+
+
+def env_switch(name: str, default: bool) -> bool:
+    """A switch: 1 (or on, yes, true) is on, 0 (or off, no, false) off; unset or empty, `default`."""
+    value = env_text(name)
+    if not value:
+        return default
+    if value.lower() in ON + OFF:
+        return value.lower() in ON
+    raise EnvError(f"{name}={value!r} is not a switch: set it to 1 (or on, yes, true), to 0 (or off, no, false), "
+                   f"or leave it unset ({'on' if default else 'off'})")
+
+
+def env_seconds(name: str, default: float, what: str) -> float | None:
+    """A number of seconds above 0 (`what` they are, for the message); 0 (or off, no, false) is None,
+    no limit; unset or empty, `default`."""
+    value = env_text(name)
+    if not value:
+        return default
+    if switched_off(name):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise EnvError(f"{name}={value!r} is not a number of seconds: give the seconds {what} (default {default:g}), "
+                       f"or 0 for no limit")
+    return seconds
+
+
+def env_folder(name: str, default: Path) -> Path | None:
+    """A folder (made when first written to); 0 (or off, no, false) is None, none; unset or empty,
+    `default`. A path to something that is not a folder (a file, /dev/null) is refused."""
+    value = env_text(name)
+    if not value:
+        return default
+    if switched_off(name):
+        return None
+    folder = Path(value)
+    if folder.exists() and not folder.is_dir():
+        raise EnvError(f"{name}={value!r} is not a folder: name a folder (made if missing), or set it to 0 "
+                       f"(or off, no, false) for none")
+    return folder
 
 
 def cores() -> int:
@@ -60,20 +121,44 @@ def cores() -> int:
 
 def cache_folder(name: str | None = None) -> Path | None:
     """The folder every disk cache lives under: DEFAULT_CACHE, the path MHA_FIGURE_CACHE names, or
-    None when it turns caching off; with a name, that cache's folder in it (trained-lm, decks, ...)."""
-    if switched_off(CACHE_ENV):
+    None when it turns caching off or cannot hold a cache (usable); with a name, that cache's folder
+    in it (trained-lm, decks, ...). A value of MHA_FIGURE_CACHE that is neither raises EnvError."""
+    folder = env_folder(CACHE_ENV, DEFAULT_CACHE)
+    if folder is None or not usable(folder):
         return None
-    value = os.environ.get(CACHE_ENV, "").strip()
-    folder = Path(value) if value else DEFAULT_CACHE
     return folder if name is None else folder / name
+
+
+def usable(folder: Path) -> bool:
+    """Whether the cache `folder` can hold a cache: not when it, or a folder above it, is a file. Then
+    the build goes on as with the cache off (it is the same build, only slower), with one warning
+    naming it; a folder that exists but cannot be written is turned off for writing, with one warning
+    (cache_unwritable), and what it holds is still read."""
+    there = folder
+    while not there.is_dir():
+        if there.exists() or there.is_symlink():  # a file (or a dangling link) where a folder must be
+            if cache_writable(folder):
+                log.warning(f"cache folder {folder} cannot be used ({there} is a file, not a folder): this build "
+                            "keeps and reads nothing there, as with MHA_FIGURE_CACHE=0")
+                cache_unwritable(folder, None)  # warned once: not again, nor by the processes it starts
+            return False
+        there = there.parent
+    if cache_writable(folder) and not os.access(there, os.W_OK | os.X_OK):
+        cache_unwritable(folder, PermissionError(errno.EACCES, "Permission denied"))
+    return True
+
+
+MODE, FOLDER_MODE = 0o644, 0o755  # a file the build writes, and a folder, readable by all whatever the umask
 
 
 def write_atomic(path: Path, write) -> None:
     """Call write(file) on a temporary file beside `path`, then rename it to `path`: a killed process
-    leaves no partial file under the real name. `write` may also be bytes."""
+    leaves no partial file under the real name. `write` may also be bytes. The file is readable by
+    all (MODE), as a published file must be: the site's figures are links to kept files."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
+        os.fchmod(fd, MODE)  # mkstemp makes it 0600
         with os.fdopen(fd, "wb") as f:
             if isinstance(write, (bytes, bytearray)):
                 f.write(write)
@@ -85,6 +170,27 @@ def write_atomic(path: Path, write) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of the file at `path`, never through a link: a symbolic link there raises OSError
+    (ELOOP), a folder or a device NotAFileError. A file not readable by all is made so (MODE), as
+    write_atomic writes it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a link: ELOOP
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFileError(f"{path} is not a file")
+        if stat.S_IMODE(st.st_mode) != MODE:
+            try:
+                os.fchmod(fd, MODE)
+            except OSError:
+                pass  # not this user's file: read as it is
+        return f.read()
+
+
+class NotAFileError(OSError):
+    """What read_file finds is not a regular file (a folder, a device)."""
 
 
 def _unwritable() -> list[Path]:
@@ -149,37 +255,102 @@ def drop(path: Path, warning: str) -> None:
         pass  # a read-only cache: the file stays, is checked again next time, and found wanting again
 
 
-def read_kept(path: Path, read: Callable[[Path], T], what: str) -> T | None:
-    """read(path) for a file kept in a cache; None when there is none, or when it cannot be read: then
-    it is dropped with one warning naming it (`what` says what it held), and the caller makes it again."""
+# A kept file is sealed: what it holds, then the sha256 of that and the sha256 of the key it is kept
+# under (its folder's name and its own), so that a file damaged, or moved or swapped with another
+# whole and valid, is found when read. Its name on disk is the key's with SEALED after it: a file of
+# an earlier layout, under the key's own name, is never read.
+SEALED = ".sealed"
+DIGEST = hashlib.sha256().digest_size
+
+
+def key_of(path: Path) -> str:
+    """The key a file kept at `path` is sealed with: its folder's name and its own, so that a cache
+    moved, or copied into another, keeps its files."""
+    return f"{path.parent.name}/{path.name}"
+
+
+def sealed_path(path: Path) -> Path:
+    """Where the file kept under `path` is on disk."""
+    return path.with_name(path.name + SEALED)
+
+
+def seal(data: bytes, path: Path) -> bytes:
+    """`data` as it is kept under `path`: followed by its sha256 and that of the key."""
+    return data + hashlib.sha256(data).digest() + hashlib.sha256(key_of(path).encode()).digest()
+
+
+def unseal(kept: bytes, path: Path) -> bytes:
+    """What seal() sealed for `path`; ValueError saying what is wrong if `kept` is not that."""
+    data, check, key = kept[:-2 * DIGEST], kept[-2 * DIGEST:-DIGEST], kept[-DIGEST:]
+    if len(kept) < 2 * DIGEST or hashlib.sha256(data).digest() != check:
+        raise ValueError("is damaged (its bytes do not match the digest kept with them)")
+    if key != hashlib.sha256(key_of(path).encode()).digest():
+        raise ValueError("holds a file kept under another name (moved or swapped)")
+    return data
+
+
+def keep(path: Path, data: bytes, folder: Path | None = None) -> bool:
+    """Keep `data` under `path` (sealed, at sealed_path(path)): write_kept, in the cache `folder`
+    (the file's own by default); whether it was kept."""
+    return write_kept(sealed_path(path), seal(data, path), path.parent if folder is None else folder)
+
+
+def kept(path: Path, what: str, then: str = "making it again", folder: Path | None = None) -> bytes | None:
+    """The bytes kept under `path` (keep), checked; None if none are, or they fail a check: then the
+    file is dropped with one warning naming it, `what` it holds and `then` what happens instead."""
+    on_disk = sealed_path(path)
     try:
-        value = read(path)
+        data = unseal(read_file(on_disk), path)
     except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
         return None
-    except Exception as e:  # a bad zip or CRC, bad JSON, a field missing: whatever it is, the file is unusable
-        drop(path, f"{what} {path} cannot be read ({type(e).__name__}: {e}): dropped, making it again")
+    except NotAFileError:
+        return drop_kept(path, what, "is not a file (a link, a folder): nothing is read through a link", then)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return drop_kept(path, what, "is a symbolic link: nothing is read through a link", then)
+        return drop_kept(path, what, f"cannot be read ({e.strerror or e})", then)
+    except ValueError as e:
+        return drop_kept(path, what, str(e), then)
+    touch(on_disk, path.parent if folder is None else folder)  # recently used: kept by pruning
+    return data
+
+
+def drop_kept(path: Path, what: str, problem: str, then: str = "making it again") -> None:
+    """Drop the file kept under `path` (keep), with one warning naming it, `what` it holds, the
+    `problem` found and `then` what happens instead."""
+    drop(sealed_path(path), f"figure cache: {sealed_path(path)}, {what}, {problem}: dropped, {then}")
+
+
+def read_kept(path: Path, read: Callable[[bytes], T], what: str) -> T | None:
+    """read(bytes) of what is kept under `path` (kept); None when nothing is, or it cannot be read:
+    then it is dropped with one warning naming it (`what` says what it held), and the caller makes
+    it again."""
+    data = kept(path, what)
+    if data is None:
         return None
-    touch(path, path.parent)
-    return value
+    try:
+        return read(data)
+    except Exception as e:  # a bad zip or CRC, bad JSON, a field missing: whatever it is, the file is unusable
+        return drop_kept(path, what, f"cannot be read ({type(e).__name__}: {e})")
 
 
-def kept_or_made(path: Path | None, read: Callable[[Path], T], make: Callable[[], T],
-                 write: Callable[[T, Path], bool], what: str) -> T:
-    """What is kept at `path` (read_kept), or make() it and keep it there with write(value, path)
-    (which goes through write_kept). A process that finds another making the same file waits for it
-    (a lock per file, so different files are made side by side) and reads its result; a path of None,
-    or a folder that cannot be written, makes the value in memory only."""
+def kept_or_made(path: Path | None, read: Callable[[bytes], T], make: Callable[[], T],
+                 dump: Callable[[T], bytes | None], what: str) -> T:
+    """What is kept under `path` (read_kept: read(bytes) gives it back), or make() it and keep the
+    bytes dump(value) gives (None: not kept). A process that finds another making the same file waits
+    for it (a lock per file, so different files are made side by side) and reads its result; a path
+    of None, or a folder that cannot be written, makes the value in memory only."""
     if path is None:
         return make()
-    kept = read_kept(path, read, what)  # read without the lock: a file under its real name was written whole
-    if kept is None and cache_writable(path.parent):
-        kept = _make_and_keep(path, read, make, write, what)
-    return make() if kept is None else kept
+    value = read_kept(path, read, what)  # read without the lock: a file under its real name was written whole
+    if value is None and cache_writable(path.parent):
+        value = _make_and_keep(path, read, make, dump, what)
+    return make() if value is None else value
 
 
-def _make_and_keep(path, read, make, write, what):
-    """make() and write it to path, unless another process did while this one waited for the lock; None
-    if the folder cannot be written (then turned off for writing, with one warning)."""
+def _make_and_keep(path, read, make, dump, what):
+    """make() and keep it under path, unless another process did while this one waited for the lock;
+    None if the folder cannot be written (then turned off for writing, with one warning)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = open(path.parent / f".{path.stem}.lock", "a")
@@ -199,7 +370,9 @@ def _make_and_keep(path, read, make, write, what):
             return None
         if value is None:
             value = make()
-            write(value, path)
+            data = dump(value)
+            if data is not None:
+                keep(path, data)
         return value
 
 
@@ -358,10 +531,9 @@ def _parsed(name: str, path: Path) -> _Module:
         is_package = path.name == "__init__.py"
         folder = cache_folder("code")
         digest = hashlib.sha256(f"{name}\0{is_package}\0{_FACTS_SALT}\0".encode() + source).hexdigest()
-        facts = kept_or_made(None if folder is None else folder / f"{digest}.json",
-                             lambda p: json.loads(p.read_text(encoding="utf-8")),
+        facts = kept_or_made(None if folder is None else folder / f"{digest}.json", json.loads,
                              lambda: _module_facts(name, is_package, source, path),
-                             lambda f, p: write_kept(p, json.dumps(f).encode(), p.parent), "a module's facts")
+                             lambda f: json.dumps(f).encode(), "a module's facts")
         _PARSED[key] = _Module(name, path, facts)
     return _PARSED[key]
 

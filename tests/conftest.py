@@ -85,7 +85,7 @@ def warm_cache(checked_frames):
 
 # A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
 # holds them all): a fixture that builds the site or runs the server depends on one of these.
-MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build"}, "browser": {"chromium", "browser"},
+MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build", "site_command"}, "browser": {"chromium", "browser"},
              "serve": {"mkdocs_serve"}}
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
@@ -140,6 +140,19 @@ def mkdocs_build():
         return subprocess.run(command, cwd=cwd, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env),
                               capture_output=True, text=True, timeout=timeout)
     return run
+
+
+@pytest.fixture(scope="session")
+def site_command():
+    """site_command(out, cwd=ROOT, **env): the README's build-only command (`python -m
+    figures.site.build -d out`) started in a session of its own (its Popen, output in `out`.log beside
+    out), env added to this process's; SIGINT stops it as Ctrl-C does. A test using it is marked `build`."""
+    def start(out, cwd=ROOT, **env):
+        with open(f"{out}.log", "ab") as log:  # two builds into one folder write one log
+            return subprocess.Popen([sys.executable, "-m", "figures.site.build", "-d", str(out)], cwd=cwd,
+                                    env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env), stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_sigint_stops)
+    return start
 
 
 def _sigint_stops():

@@ -38,7 +38,8 @@ def axe_found(request, browser, served, axe_source):
     tabs = SideBySide(browser, {(w, s): {"viewport": {"width": w, "height": 900}, "color_scheme": s}
                                 for w, s in AXE_CONFIGS})
     found = {config: [] for config in AXE_CONFIGS}
-    for path in PAGES + (["404.html"] if lang == "zh" else []):
+    # the 404 page, and the worker's offline page of each language (served here as a file)
+    for path in PAGES + (["404.html"] if lang == "zh" else []) + ["offline.html"]:
         tabs.goto(served + LANG_ROOT[lang] + path, wait_until="networkidle")
         for tab in tabs.tabs.values():
             tab.add_script_tag(content=axe_source)

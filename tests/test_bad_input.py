@@ -312,6 +312,66 @@ def test_large_inputs_that_fit_still_run():
     assert np.all(np.isfinite(out))
 
 
+# --- split_heads and merge_heads, called on their own -----------------------------------------
+
+@pytest.mark.parametrize("x, h, error, message", [
+    (np.zeros(8), 2, ValueError, r"split_heads: x must have at least two axes \[\.\.\., n, d_model\], got shape \(8,\)"),
+    (np.zeros((4, 8)), 3, ValueError, r"the head count h=3 does not divide d_model=8"),
+    (np.zeros((4, 8)), 0, ValueError, r"the head count h must be at least 1, got h=0"),
+    (np.zeros((4, 8)), 2.0, TypeError, r"h must be an integer, got 2\.0"),
+    (np.zeros((4, 0)), 2, ValueError, r"d_model must be at least 1, got d_model=0")])
+def test_split_heads_refuses_by_name(x, h, error, message):
+    with pytest.raises(error, match=message):  # were a raw reshape error, and a ZeroDivisionError for h=0
+        mha_ref.split_heads(x, h)
+
+
+@pytest.mark.parametrize("x, message", [
+    (np.zeros((4, 8)), r"merge_heads: x must have at least three axes \[\.\.\., h, n, d_k\], got shape \(4, 8\)"),
+    (np.zeros((0, 4, 2)), r"merge_heads: x has no heads: shape \(0, 4, 2\) \(h = 0\)")])
+def test_merge_heads_refuses_by_name(x, message):
+    with pytest.raises(ValueError, match=message):
+        mha_ref.merge_heads(x)
+
+
+def test_split_and_merge_still_make_views_and_undo_each_other():
+    x = np.arange(2 * 3 * 8.0).reshape(2, 3, 8)
+    s = mha_ref.split_heads(x, 4)
+    assert s.shape == (2, 4, 3, 2) and np.shares_memory(s, x)
+    np.testing.assert_array_equal(mha_ref.merge_heads(s), x)
+
+
+# --- size: scores that cannot fit are refused, saying how much they would need -----------------
+
+@pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
+def test_a_block_over_too_many_tokens_is_refused_before_asking_for_the_memory(block):
+    """30,000 tokens and 8 heads: h x n x n float64 scores are 53.6 GiB (6.7 GiB a head), which
+    numpy was asked for whole. x itself is small: the refusal comes before any n x n array."""
+    p = init_params(8, 8)
+    x = np.zeros((30_000, 8))
+    with pytest.raises(ValueError) as e:
+        block(x, p, 8)
+    assert str(e.value) == ("attention over 30000 tokens with 8 heads would need about 53.6 GiB for its scores "
+                            "(h x n x n float64); the limit is 1 GiB (mha_ref.checks.SCORES_LIMIT): use fewer tokens")
+    with pytest.raises(ValueError, match=r"about 26\.8 GiB for its scores \(batch x h x n x n float32\)"):
+        block(np.zeros((2, 30_000, 8), np.float32), init_params(8, 8, dtype=np.float32), 4)
+
+
+def test_attention_over_too_many_keys_is_refused():
+    q = np.zeros((30_000, 4))
+    with pytest.raises(ValueError, match=r"^attention of 30000 queries over 30000 keys would need about 6\.7 GiB "
+                                         r"for its scores \(n_q x n_k float64\); the limit is 1 GiB"):
+        attention(q, q, q)
+
+
+def test_the_limit_is_the_scores_size_exactly(monkeypatch):
+    from mha_ref import checks
+    x = np.zeros((16, 8))
+    monkeypatch.setattr(checks, "SCORES_LIMIT", 2 * 16 * 16 * 8)  # two heads' float64 scores, and not a byte more
+    multi_head_attention(x, init_params(8, 2), 2)
+    with pytest.raises(ValueError, match=r"attention over 16 tokens with 4 heads"):
+        multi_head_attention(x, init_params(8, 4), 4)
+
+
 # --- params and dtypes ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("block", BLOCKS, ids=BLOCK_IDS)
@@ -438,8 +498,25 @@ def test_blend_twin_inputs_refuses_a_query_whose_two_rules_agree():
 
 
 def test_quantities_unknown_name():
-    with pytest.raises(KeyError, match=r"unknown value 'nope'; known values: .*gpt2\.params"):
+    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in mha_ref/quantities\.py\)"):
         quantities.value("nope")
+    # a misspelt name: the nearest names, not all of them
+    with pytest.raises(KeyError, match=r"unknown value 'gpt2\.parms'; did you mean 'gpt2\.params'( or '[\w.]+')*\? \(every"):
+        quantities.value("gpt2.parms")
+
+
+def test_an_unknown_figure_id_names_the_nearest_and_a_module_lacking_a_name_is_named(monkeypatch):
+    import types
+    from figures.engine import registry
+    with pytest.raises(KeyError, match=r"unknown figure id 'four-head'; did you mean 'four-heads'"):
+        registry.get("four-head")
+    fake = types.ModuleType("figures.gallery.four_heads")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "four_heads.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.draw = None, "图", lambda lang, value: None
+    monkeypatch.setitem(sys.modules, "figures.gallery.four_heads", fake)
+    with pytest.raises(registry.FigureError, match=r"figure 'four-heads' .* failed to import: figures/gallery/four_heads\.py "
+                                                   r"does not define CAPTION_EN: every figure module gives CONTROL, "):
+        registry.get("four-heads")
 
 
 # --- costs ------------------------------------------------------------------------------------

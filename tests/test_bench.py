@@ -54,3 +54,16 @@ def test_bench_stopped_mid_build_leaves_nothing_behind(tmp_path, stop):
     assert "bench: stopped; its temporary folder is removed" in err
     assert left == []
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["{tmp}/missing"], "is not a built site (no index.html there)"),
+    (["{tmp}", "--runs", "0"], "argument --runs: '0' is not a whole number of runs >= 1"),
+    (["{tmp}", "--runs", "three"], "argument --runs: 'three' is not a whole number of runs >= 1")])
+def test_lighthouse_refuses_a_missing_site_or_no_runs_before_anything_starts(tmp_path, argv, message):
+    """A missing folder was a traceback from the page list; --runs 0 an IndexError after serving."""
+    run = subprocess.run([sys.executable, "-m", "bench.lighthouse", *(a.replace("{tmp}", str(tmp_path)) for a in argv)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    err = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and err[-1].startswith("python -m bench.lighthouse: error: ") and message in err[-1]
+    assert "Traceback" not in run.stderr and run.stdout == ""

@@ -36,7 +36,7 @@ def test_a_modules_facts_are_read_from_the_cache_not_parsed_again(tmp_path, monk
     _tree(tmp_path / "repo", FILES)
     monkeypatch.setattr(store, "_PARSED", {})
     digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
-    assert len(list((tmp_path / "cache" / "code").glob("*.json"))) == 2  # a.py and b.py
+    assert len(list((tmp_path / "cache" / "code").glob("*.json" + store.SEALED))) == 2  # a.py and b.py
 
     def refused(*args, **kwargs):
         raise AssertionError("parsed again")
@@ -56,7 +56,7 @@ def test_a_damaged_facts_file_is_dropped_and_the_module_parsed_again(tmp_path, m
     _tree(tmp_path / "repo", FILES)
     monkeypatch.setattr(store, "_PARSED", {})
     digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
-    for kept in (tmp_path / "cache" / "code").glob("*.json"):
+    for kept in (tmp_path / "cache" / "code").glob("*.json" + store.SEALED):
         kept.write_text("{not json")
     monkeypatch.setattr(store, "_PARSED", {})
     with caplog.at_level(logging.WARNING):
@@ -103,8 +103,8 @@ def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
     bundles.data_table.cache_clear()
     assert bundles.data_table(fig_id, "zh") == table  # read back, the same cells
     cache = from_env()
-    (kept,) = (cache.folder / bundles.TABLES).glob("*.zh.json")
-    cache.put(kept, b"[not a table")
+    (kept,) = (cache.folder / bundles.TABLES).glob("*.zh.json" + store.SEALED)
+    cache.put(kept.with_suffix(""), b"[not a table")
     bundles.data_table.cache_clear()
     with pytest.raises(registry.FigureError, match="computed again"):  # dropped, computed again
         bundles.data_table(fig_id, "zh")
@@ -178,7 +178,7 @@ def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_cha
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     attribution._expanded.cache_clear()
     caption = attribution.caption("peak-dip", "en")
-    assert "{{ value" in registry.get("peak-dip").CAPTION_EN and "{{ value" not in caption and len(list((tmp_path / expansions.CAPTIONS).glob("*.json"))) == 1
+    assert "{{ value" in registry.get("peak-dip").CAPTION_EN and "{{ value" not in caption and len(list((tmp_path / expansions.CAPTIONS).glob("*.json" + store.SEALED))) == 1
 
     def refused(text):
         raise AssertionError("expanded again")

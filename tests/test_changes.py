@@ -361,3 +361,14 @@ def test_an_earlier_snapshot_is_compared_on_what_it_gives(lang):
     assert w["no_titles"].format(v="1.0.0") in text and w["no_places"].format(v="1.0.0") in text
     assert w["id"].format(id="old-name") in text  # the earlier side named by its ids:
     assert w["after"].format(t="`#heads`") in text and w["sections_removed"] + w["colon"] + "`#travel`" in text
+
+
+@pytest.mark.parametrize("module", ["figures.publish.snapshot", "figures.site.tables"])
+def test_the_snapshot_commands_refuse_an_argument_they_do_not_take(monkeypatch, capsys, module):
+    """They take none; `--out x` was ignored and the snapshot printed anyway."""
+    import runpy
+    monkeypatch.setattr("sys.argv", [module, "--out", "x"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module(module, run_name="__main__")
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == "" and err.strip().splitlines()[-1].endswith("error: unrecognized arguments: --out x")

@@ -58,6 +58,34 @@ def test_every_construct_error_names_the_file_and_line(text, message):
     assert _error(text).startswith(PAGE + message), _error(text)
 
 
+@pytest.mark.parametrize("spec, message", [
+    (".10000000f", "format spec '.10000000f': a precision of 10000000, where at most 17 is printed"),
+    ("10000000", "format spec '10000000': a width of 10000000, where at most 40 is printed"),
+    (">" + "9" * 30 + "d", "format spec '>9999999999999999999...': a width of more than 10^11, where at most 40"),
+])
+def test_a_format_spec_asking_for_a_huge_number_is_refused_not_printed(spec, message):
+    """{{ value toy.n 10000000 }} printed a page of ten million characters."""
+    said = _error(f"# T\n\n{{{{ value toy.n {spec} }}}}\n")
+    assert said.startswith(f"{PAGE}:3: value 'toy.n': {message}") and len(said) < 200, said
+    assert _expand("# T\n\n{{ value toy.n 0>40.17f }}\n").count("0") >= 30  # the most it takes still prints
+
+
+@pytest.mark.parametrize("mistake, message", [
+    ("{{ figure no-such-figure }}", "unknown figure id 'no-such-figure'"),
+    ("{{ figure width-slices }}", "figure 'width-slices' is placed twice")])
+def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_own_page_and_line(tmp_path, mistake, message):
+    """Numbering reads every page first (hooks.on_pre_build): the mistake is refused there, naming its
+    page and line, before anything draws or another page's step meets it (the decks read every
+    numbered figure's caption: an unknown id was a KeyError there, from figures/engine/registry.py)."""
+    for lang in ("zh", "en"):
+        (tmp_path / f"a.{lang}.md").write_text("# a {#a}\n\n{{ figure peak-dip }}\n", encoding="utf-8")
+        (tmp_path / f"b.{lang}.md").write_text("# b {#b}\n\nText.\n\n{{ figure width-slices }}\n\nMore.\n"
+                                               f"{mistake}\n", encoding="utf-8")
+    with pytest.raises(MarkupError) as e:
+        numbering.figure_numbers(tmp_path, ["a.md", "b.md"], ["zh", "en"])
+    assert str(e.value).startswith(f"{tmp_path / 'b.zh.md'}:8: {message}"), str(e.value)
+
+
 def test_a_value_that_fails_names_its_line(monkeypatch):
     from mha_ref import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)

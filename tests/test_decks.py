@@ -22,6 +22,7 @@ from figures.kit import style
 from figures.publish import decks
 from figures.site import slides
 from figures.text.constructs import first_sentence
+from mha_ref import store
 
 
 def _frame(height: float, word: str, image: bool = False) -> bytes:
@@ -257,7 +258,12 @@ def test_a_deck_kept_in_the_cache_is_read_not_made_again(made, tmp_path, monkeyp
     assert sizes == {path: len(data) for path, data in first.items()}
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pytest.fail("a kept deck was made again"))
     decks.write_all({}, "en", None, again.__setitem__)
-    assert again == first and len(list((tmp_path / "decks").glob("*.pdf"))) == 2
+    kept = sorted((tmp_path / "decks").glob("*.pdf" + store.SEALED))
+    assert again == first and len(kept) == 2
+    kept[0].write_bytes(kept[0].read_bytes()[:-100])  # truncated: made again
+    monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pdfs)
+    decks.write_all({}, "en", None, again.__setitem__)
+    assert again == first and kept[0].exists()
 
 
 def test_a_page_whose_figure_fails_to_import_gets_no_deck_and_the_others_theirs(monkeypatch):

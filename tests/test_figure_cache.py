@@ -126,10 +126,10 @@ def test_prune_keeps_the_most_recently_used(tmp_path):
     paths = [cache.path(str(i), "en", None, "svg") for i in range(5)]
     for i, path in enumerate(paths):
         cache.put(path, b"x")
-        os.utime(path, (i, i))
+        os.utime(store.sealed_path(path), (i, i))
     cache.get(paths[0])  # used now: the newest
     cache.prune(keep=2)
-    assert sorted(p for p in paths if p.exists()) == sorted([paths[0], paths[4]])
+    assert sorted(p for p in paths if store.sealed_path(p).exists()) == sorted([paths[0], paths[4]])
 
 
 def test_prune_leaves_a_folder_linked_in_from_elsewhere_to_its_owner(tmp_path):
@@ -143,11 +143,11 @@ def test_prune_leaves_a_folder_linked_in_from_elsewhere_to_its_owner(tmp_path):
     paths = [cache.path(str(i), "en", None, "svg") for i in range(3)]
     for i, path in enumerate(paths):
         cache.put(path, b"x")
-        os.utime(path, (i + 1, i + 1))
+        os.utime(store.sealed_path(path), (i + 1, i + 1))
     (tmp_path / "session" / "whole").symlink_to(shared, target_is_directory=True)
     cache = FigureCache(tmp_path / "session")
     cache.prune(keep=2)
-    assert (shared / "kept.svg").exists() and [p.exists() for p in paths] == [False, True, True]
+    assert (shared / "kept.svg").exists() and [store.sealed_path(p).exists() for p in paths] == [False, True, True]
 
 
 def test_the_machines_shared_folders_keep_the_most_recent_files_and_any_a_session_may_be_using(tmp_path):
@@ -168,13 +168,13 @@ def test_prune_never_forgets_what_this_build_used(tmp_path):
     old = FigureCache(tmp_path)
     stale = old.path("stale", "en", None, "svg")
     old.put(stale, b"x")
-    os.utime(stale, (0, 0))
+    os.utime(store.sealed_path(stale), (0, 0))
     cache = FigureCache(tmp_path)
     paths = [cache.path(str(i), "en", None, "svg") for i in range(5)]
     for path in paths:
         cache.put(path, b"x")
     cache.prune(keep=2)
-    assert all(p.exists() for p in paths) and not stale.exists()
+    assert all(store.sealed_path(p).exists() for p in paths) and not store.sealed_path(stale).exists()
 
 
 def test_a_frame_is_keyed_by_language_frame_and_format(tmp_path):
@@ -262,28 +262,29 @@ def test_a_damaged_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path, cap
     cache = FigureCache(tmp_path)
     first = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
     (task,) = [r[:3] for r in first if r.fmt == fmt]
-    path = render_module._tasks(["en"], ["peak-dip"], FORMATS, cache)[1][FORMATS.index(fmt)]
+    path = store.sealed_path(render_module._tasks(["en"], ["peak-dip"], FORMATS, cache)[1][FORMATS.index(fmt)])
     damage(path)
     again = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
     assert [r.data for r in again] == [r.data for r in first]  # not the damaged bytes
     assert [r.drawn for r in again] == [r.fmt == fmt for r in again]  # drawn again, the others read
     assert _warnings(caplog) == [f"figure cache: {path}, figure 'peak-dip' (en, its one frame, {fmt}), is damaged "
                                  "(its bytes do not match the digest kept with them): dropped, drawing it again"]
-    assert cache.get(path, task) == first[FORMATS.index(fmt)].data  # kept whole again
+    assert cache.get(path.with_suffix(""), task) == first[FORMATS.index(fmt)].data  # kept whole again
 
 
 def test_an_unreadable_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path, caplog, monkeypatch):
     cache = FigureCache(tmp_path)
     (first,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
     (path,) = render_module._tasks(["en"], ["peak-dip"], ("svg",), cache)[1]
-    read_bytes = Path.read_bytes
+    path = store.sealed_path(path)
+    read_file = store.read_file
 
-    def refused(self):
-        if self == path:
-            raise PermissionError(13, "Permission denied", str(self))
-        return read_bytes(self)
+    def refused(p):
+        if p == path:
+            raise PermissionError(13, "Permission denied", str(p))
+        return read_file(p)
 
-    monkeypatch.setattr(Path, "read_bytes", refused)
+    monkeypatch.setattr(store, "read_file", refused)
     (again,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
     assert again.drawn and again.data == first.data
     assert _warnings(caplog) == [f"figure cache: {path}, figure 'peak-dip' (en, its one frame, svg), cannot be read "
@@ -292,8 +293,10 @@ def test_an_unreadable_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path,
 
 def test_a_file_of_an_earlier_layout_is_never_read(tmp_path):
     cache = FigureCache(tmp_path)
-    key = hashlib.sha256("d\0en\0None\0svg".encode()).hexdigest()  # the name before the digest trailer
-    assert cache.path("d", "en", None, "svg") != tmp_path / key[:2] / f"{key}.svg"
+    path = cache.path("d", "en", None, "svg")
+    path.parent.mkdir()
+    path.write_bytes(b"<svg/>")  # under the key's own name, as files were kept before they were sealed
+    assert cache.get(path) is None and path.read_bytes() == b"<svg/>"  # not even read: no warning, left to pruning
 
 
 def _no_space(*args, **kwargs):
@@ -341,7 +344,7 @@ def test_a_read_only_cache_is_still_read(tmp_path, caplog, monkeypatch):
     assert _warnings(caplog) == [f"cache folder {tmp_path} cannot be written (Permission denied): nothing more is "
                                  "kept there in this build; what it holds is still read"]
     cache.prune(keep=0)  # not even tried
-    assert len(list(tmp_path.glob("*/*.svg"))) == len(first)
+    assert len(list(tmp_path.glob("*/*.svg" + store.SEALED))) == len(first)
 
 
 def test_the_processes_a_build_starts_know_the_cache_cannot_be_written(tmp_path, caplog, monkeypatch):
@@ -372,11 +375,12 @@ def test_a_damaged_index_of_digests_is_worked_out_again_with_a_warning(tmp_path,
         cache.put(memo, b"[1, 2]")
     else:
         memo.parent.mkdir(parents=True)
-        memo.write_bytes(content)
+        store.sealed_path(memo).write_bytes(content)
     modules = ["figures.gallery.peak_dip"]
     assert cache.digests(modules, sources) == [sources.digest("figures.gallery.peak_dip")]
     then = "working the digests out again"
-    assert _warnings(caplog) == [f"figure cache: {memo}, the index of figure digests, {problem}: dropped, {then}"]
+    assert _warnings(caplog) == [f"figure cache: {store.sealed_path(memo)}, the index of figure digests, {problem}: "
+                                 f"dropped, {then}"]
     assert json.loads(cache.get(memo)) == {"figures.gallery.peak_dip": sources.digest("figures.gallery.peak_dip")}
 
 
@@ -440,10 +444,16 @@ def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, mo
     monkeypatch.setattr(Sources, "stamp", lambda self: real_stamp(self) + ("+edit" if edited else ""))
     monkeypatch.setattr(render_module, "_render_task", lambda task: edited.append(task) or real_task(task))
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert len(edited) == len(paths) > 1 and not any(p.exists() for p in paths)
+    assert len(edited) == len(paths) > 1 and not any(store.sealed_path(p).exists() for p in paths)
     assert _warnings(caplog) == [f"figure cache: the code changed while {len(paths)} files were drawn; they are "
                                  "not kept (the next build draws them again)"]
     edited.clear()
     monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert all(p.exists() for p in paths)
+    assert all(store.sealed_path(p).exists() for p in paths)
+
+
+def test_a_cache_that_holds_every_frame_is_filled_by_drawing_nothing(tmp_path):
+    cache = FigureCache(tmp_path)
+    assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 1
+    assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 0

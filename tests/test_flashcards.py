@@ -76,6 +76,8 @@ def test_the_deck_holds_a_note_per_card_with_its_maths_for_anki_and_the_same_byt
     assert notes[1][1][2] == r"\(d_k\)" and r"\(q = x W^Q\)" in notes[0][1][3]  # Anki's MathJax delimiters
     assert notes[0][1][4:] == [SITE + "glossary/#query", SITE + "one-head-blends/#a-mixture"]
     assert flashcards.anki_bytes(cards, "en") == apkg
+    with zipfile.ZipFile(io.BytesIO(apkg)) as z:
+        assert {i.external_attr for i in z.infolist()} == {0o644 << 16}  # unpacked: rw-r--r--, whatever the umask
     # a card's id follows its anchor, not its place or words: a newer deck updates the learner's cards
     moved = flashcards.anki_bytes(flashcards.cards(SMALL.replace("head width", "width of a head"), "en", SITE), "en")
     assert [g for g, _ in _notes(moved)] == [g for g, _ in notes]

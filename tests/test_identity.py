@@ -61,6 +61,15 @@ BAD_SITE_URLS = [
     ("https:/x.org/", "it does not start with http:// or https://"),
     ("https://x.org:http/", "its port ('http') is not a number"),
     ("https://x.org/?page=1", "no query (?) or fragment (#)"),
+    ("https://x.org/{a}/", "a brace ('{') at position 14"),  # BibTeX reads braces; a lone one breaks the entry
+    ("https://x.org/a}/", "a brace ('}') at position 15"),
+    ("https://x.org/a{", "a brace ('{') at position 15"),
+    ("https://user:secret@x.org/", "it holds a user name or password before its host (user:password@)"),
+    ("https://user@x.org/", "user:password@"),
+    ("https://x.org/a\u2028b/", "a line separator (U+2028) at position 15"),
+    ("https://x.org/\ufffe/", "a noncharacter (U+FFFE) at position 14"),
+    ("https://x.org/\x85/", "a control character ('\\x85') at position 14"),
+    ("https://x.org/\udcff/", "a lone surrogate (U+DCFF) at position 14"),  # a byte of the environment not UTF-8
 ]
 
 
@@ -85,6 +94,14 @@ BAD_PYPROJECT = [
     ("title_en", '"Multi-head\\nattention"', "is not a valid value: it contains a control character ('\\n')"),
     ("title_zh", '""', "is not a valid value: it must be non-empty text"),
     ("content_licence", "4", "is not a valid value: it must be non-empty text"),
+    ("repository", '"https://me:hunter2@github.com/o/r"', "is not a valid URL: it holds a user name or password"),
+    ("site_url", '"https://x.org/{a,b}/"', "is not a valid site URL: it contains a brace ('{') at position 14"),
+    ("title_en", '"Multi-head\\u2028attention"', "is not a valid value: it contains a line separator (U+2028) at "
+                                                "position 10"),
+    ("title_en", '"Multi-head\\u2029"', "it contains a paragraph separator (U+2029)"),
+    ("title_zh", '"多头\\uffff注意力"', "is not a valid value: it contains a noncharacter (U+FFFF) at position 2"),
+    ("title_zh", '"多头\\U0010FFFF"', "a noncharacter (U+10FFFF)"),
+    ("content_licence", '"CC\\u0085BY"', "a control character ('\\x85')"),
 ]
 
 
@@ -105,6 +122,17 @@ def test_a_missing_value_and_a_bad_version_are_refused_by_name(tmp_path, monkeyp
     path.write_text(PYPROJECT.replace('authors = [{name = "mha-explained contributors"}]', 'authors = [{name = ""}]'),
                     encoding="utf-8")
     assert _refusal(path) == "pyproject.toml [project] authors[0] name = '' is not a valid value: it must be non-empty text"
+    path.write_text(PYPROJECT.replace('authors = [{name = "mha-explained contributors"}]',
+                                      'authors = [{name = "A"}, {name = "B\\uFFFF"}]'), encoding="utf-8")
+    assert _refusal(path) == ("pyproject.toml [project] authors[1] name = 'B\\uffff' is not a valid value: it contains a "
+                              "noncharacter (U+FFFF) at position 1")
+
+
+def test_no_pyproject_is_one_line_that_says_where_it_was_looked_for(tmp_path):
+    # code installed from a wheel reads the pyproject.toml of the folder the site is built in (tests/test_wheel.py)
+    with pytest.raises(IdentityError) as refused:
+        identity.load(tmp_path / "pyproject.toml")
+    assert str(refused.value).startswith(f"{tmp_path / 'pyproject.toml'}: no such file") and "\n" not in str(refused.value)
 
 
 def test_the_scheme_and_host_are_read_in_any_case_and_written_in_lower_case(tmp_path, monkeypatch):
@@ -122,6 +150,39 @@ def test_the_checkout_s_own_identity_is_read_as_it_is_written(monkeypatch):
     assert (read.site_url, read.repository, read.release_date) == (
         "https://mha-explained.example.org/", "https://github.com/mha-explained/mha-explained", "2026-11-30")
     assert read.source_url("mha_ref/attention.py", 3).endswith("/blob/v0.1.0/mha_ref/attention.py#L3")
+
+
+def test_every_character_a_value_may_hold_makes_an_svg_that_is_xml():
+    """What the checks let through, every character of the Basic Multilingual Plane and each other
+    plane's last ones, stamped as a figure's title is (html.escape in <title>), is read by an XML
+    parser; what they refuse (U+2028, U+FFFF, ...) says so in one line."""
+    import html
+    planes = [chr(c) for c in range(0x10000)] + [chr(p * 0x10000 + c) for p in range(1, 17) for c in (0xFFFD, 0xFFFE, 0xFFFF)]
+    kept = "".join(c for c in planes if identity.bad_character(c) is None)
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg"><title>{html.escape(kept)}</title></svg>'
+    title = ET.fromstring(svg.encode("utf-8")).find("{http://www.w3.org/2000/svg}title").text
+    assert title == kept.replace("\r", "\n")  # XML reads a return as a newline; a one-line value holds neither
+    refused = {c for c in planes if identity.bad_character(c) is not None}
+    assert {"\u2028", "\u2029", "\ufffe", "\uffff", "\U0010ffff", "\x00", "\t", "\x85", "\ud800"} <= refused
+    assert not refused & set("aZ 多头注意力·—“”\u00a0\u3000\ufeff")  # text as people write it is kept
+
+
+def test_a_site_url_with_a_comma_is_kept_and_its_bibtex_reads_back():
+    """A comma is a URL's own character (RFC 3986, sub-delims): BibTeX reads it inside the quotes."""
+    from pybtex.database import parse_string
+    read = identity.load(environ={identity.SITE_URL_ENV: "https://x.org/a,b/"})
+    assert read.site_url == "https://x.org/a,b/"
+    c = cite.PageCitation("en", "x", "T", read.site_url + "en/x/", "2020-01-02", read)
+    assert parse_string(cite.bibtex(c), "bibtex").entries["mha-explained-x-en"].fields["url"] == c.url
+
+
+@pytest.mark.parametrize("url", ["https://x.org/a}b/", "https://x.org/{a/", "https://x.org/{a}/", 'https://x.org/"/'])
+def test_a_page_address_that_got_past_the_checks_still_makes_bibtex_that_reads_back(url):
+    """cite.bibtex writes the address percent-encoded, as a browser sends it: no brace or quote."""
+    from pybtex.database import parse_string
+    c = cite.PageCitation("en", "x", "T", url, "2020-01-02", IDENTITY)
+    read = parse_string(cite.bibtex(c), "bibtex").entries["mha-explained-x-en"].fields["url"]
+    assert read == identity.percent_encoded(url) and not set('{}"') & set(read)
 
 
 def test_a_hostile_site_url_fails_the_build_in_one_line(tmp_path, mkdocs_build):
@@ -197,18 +258,21 @@ def _render(template: str, **context) -> BeautifulSoup:
     return BeautifulSoup(env.get_template(template).render(**context), "html.parser")
 
 
-def test_404_escapes_its_home_links_and_the_site_path():
-    soup = _render("404.html", page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
-                   mha_404={"site": "/" + SCRIPT + "/", "home": "/" + SCRIPT + "/", "lang": "zh", "default": "zh",
-                            "others": ["en"]})
+@pytest.mark.parametrize("template", ["404.html", "offline.html"])
+def test_404_and_offline_escape_their_home_links_and_the_site_path(template):
+    facts = language.not_found_facts("https://x.org/" + SCRIPT + "/", "zh", "zh", ["zh", "en"], None)
+    facts["site"] = "/" + SCRIPT + "/"  # as it is, not percent-encoded: the template escapes it
+    soup = _render(template, page=None, mha_homes={"zh": "/" + SCRIPT + "/", "en": "/en/" + SCRIPT},
+                   mha_404=facts, mha_offline=facts)
     scripts = soup.select("script")
-    assert len(scripts) == 4  # 404.html's two (the site's root; Material's config) and main.html's two
+    assert len(scripts) == 4  # the template's two (the site's root or kept pages; Material's config) and main.html's two
     assert all(SCRIPT not in s.string for s in scripts)  # tojson: "<" as \u003c, no end of the script
     for script in scripts:
         script.decompose()
     _no_markup_from(soup)
-    assert soup.base["href"] == "/" + SCRIPT + "/"
-    assert [a["href"] for a in soup.select("a")] == ["/" + SCRIPT + "/", "/en/" + SCRIPT]
+    assert soup.base["href"] == "/" + SCRIPT + "/"  # 404.html's without script (<noscript>), offline.html's
+    homes = [a["href"] for a in soup.select("a")]
+    assert homes == (["/" + SCRIPT + "/", "/en/" + SCRIPT] if template == "404.html" else ["/" + SCRIPT + "/"])
 
 
 def test_the_citation_meta_tags_escape_every_value():

@@ -517,7 +517,7 @@ def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # measuring calls the stub in this process
     monkeypatch.setattr(lm_heads, "_measured", lambda seed: calls.append(seed) or measured)
     assert lm_heads.seed_heads(3) is measured
-    path = kept / f"{lm_heads.code_digest(3)}.json"
+    path = store.sealed_path(kept / f"{lm_heads.code_digest(3)}.json")
     assert path.is_file() and calls == [3]
     lm_heads.seed_heads.cache_clear()
     back = lm_heads.seed_heads(3)

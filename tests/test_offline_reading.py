@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+from figures.site import language
 from serving import static_site
 from test_reader import _hits, _watched
 
@@ -97,6 +98,59 @@ def test_a_page_read_online_keeps_every_frame_and_scheme_offline(browser, served
         context.close()
 
 
+OFFLINE_H1 = {"zh": "这一页没有保存在本机，离线时打不开", "en": "This page is not saved for reading offline"}
+NO_PAGE_KEPT = {"zh": "本机还没有保存任何页面。", "en": "No page is saved yet."}
+
+
+def _offline_page(page, url: str, lang: str) -> list[tuple[str, str]]:
+    """Open `url` offline: the worker's offline page in `lang` at that address, styled, and the kept
+    pages it lists (link, title)."""
+    response = page.goto(url, wait_until="load")
+    assert response.status == 503 and page.url == url
+    assert page.evaluate("document.documentElement.lang") == {"zh": "zh-Hans"}.get(lang, lang)
+    assert page.inner_text(".md-content h1") == OFFLINE_H1[lang]
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") in ("sticky", "fixed")
+    page.wait_for_function("document.querySelector('[data-mha-kept]').children.length || "
+                           "!document.querySelector('[data-mha-none]').hidden")  # the cache read
+    page.wait_for_timeout(300)  # every title read
+    return [tuple(k) for k in page.eval_on_selector_all("[data-mha-kept] a", "as => as.map(a => [a.href, a.textContent])")]
+
+
+def test_offline_a_page_not_kept_says_so_in_its_language_the_glossary_is_kept_and_search_marks_the_rest(browser, served):
+    """A page read online, then offline: a page never visited, and the English twin of the one read,
+    get the site's offline page in their address's language, listing the pages kept (the glossary the
+    page links among them); the glossary opens; search marks the results whose page is not kept."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="allow")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url} ({r.failure})")  # as test_reader._watched
+            if "ERR_ABORTED" not in (r.failure or "") else None)
+    page.goto(served + PAGE, wait_until="load")
+    title = page.inner_text(".md-content h1").rstrip("¶").strip()
+    _wait_until_kept(page)
+    context.set_offline(True)
+    try:
+        kept = _offline_page(page, served + "what-it-costs/", "zh")
+        assert (served + PAGE, title) in kept and (served + "glossary/", "术语表") in kept, kept
+        assert all(not u.startswith(served + "en/") for u, _ in kept)
+        assert page.get_attribute(".md-content a:text('回到首页')", "href") == "./"  # from the site's root, its <base>
+        assert _offline_page(page, served + "en/" + PAGE, "en") == []  # the twin: English, nothing English kept
+        assert page.inner_text("[data-mha-none]") == NO_PAGE_KEPT["en"]
+        page.goto(served + "glossary/", wait_until="load")
+        assert page.inner_text(".md-content h1").startswith("术语表")  # kept with the page that links it
+        page.goto(served + PAGE, wait_until="load")
+        hits = _hits(page, "softmax")
+        page.wait_for_function("[...document.querySelectorAll('.md-search-result__link')].every(a => a.dataset.mhaKept)")
+        marks = page.eval_on_selector_all(".md-search-result__link", "as => as.map(a => [a.href.split(/[?#]/)[0], a.dataset.mhaKept])")
+        assert {u for u, mark in marks if mark == "yes"} <= {served + PAGE, served + "glossary/"} and len(marks) >= len(hits) > 1
+        assert any(mark == "no" for _, mark in marks) and any(mark == "yes" for _, mark in marks), marks
+        assert page.inner_text(".md-search-result__link[data-mha-kept='no'] .mha-not-kept") == "未保存，离线时打不开"
+        assert errors == [], "\n".join(errors)
+    finally:
+        context.close()
+
+
 def test_the_worker_serves_under_one_scope_for_both_languages(browser, served):
     context = browser.new_context(service_workers="allow")
     page = context.new_page()
@@ -134,10 +188,11 @@ ZIP_LINK = re.compile(r'<div class="mha-offline-zip">\s*<a href="([^"]+)" downlo
 
 def _pages(site):
     """Every page of both languages, as (its path in the site, its language, its HTML); the 404
-    pages (404.html, en/404.html), whose links start from a <base> their script sets, aside."""
+    and offline pages (404.html, offline.html, en/...), whose links start from a <base> set where
+    they are served, aside."""
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site).as_posix()
-        if path.name != "404.html":
+        if path.name not in language.SERVED_ANYWHERE:
             yield rel, "en" if rel.startswith("en/") else "zh", path.read_text(encoding="utf-8")
 
 
@@ -167,6 +222,14 @@ def test_a_build_without_a_zip_offers_none_and_versions_its_worker(site, sub_pat
     version = re.compile(r'const BUILD = \{"version": "([0-9a-f]{16})"')
     versions = {s: version.search((s / "sw.js").read_text(encoding="utf-8"))[1] for s in (site, sub_path_site)}
     assert versions[site] != versions[sub_path_site]  # two builds, two caches
+
+
+def test_the_built_worker_names_its_cache_by_the_built_sites_own_files(site):
+    """The version in the site's sw.js (its cache's name: tests/test_offline_worker.py) is the digest
+    of the files the build left, so no step after the worker is written changes a file under it."""
+    from figures.site import offline_reading
+    version = re.search(r'const BUILD = \{"version": "([0-9a-f]{16})"', (site / "sw.js").read_text(encoding="utf-8"))
+    assert version and version[1] == offline_reading.build_digest(site)
 
 
 def test_the_offline_copy_registers_no_worker_from_disk(browser, offline_site):

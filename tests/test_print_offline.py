@@ -128,6 +128,14 @@ def test_offline_copy_links_to_files_and_ships_its_search_index(offline_site):
     assert not re.search(r"""src="https?://""", index), "the offline copy loads nothing from a host"
 
 
+def test_offline_copy_links_its_licences_on_disk_not_on_their_hosts(offline_site):
+    for page in ("index.html", "en/index.html", "en/glossary.html"):
+        html = (offline_site / page).read_text(encoding="utf-8")
+        licences = re.findall(r'href="([^"]*LICENSE[^"]*)"', html)
+        assert len(licences) == 2 and all((offline_site / page).parent.joinpath(h).resolve().is_file() for h in licences)
+        assert not re.search(r'<a href="https://(creativecommons|opensource)\.org', html), page
+
+
 def test_normal_build_keeps_its_urls(site):
     index = (site / "index.html").read_text(encoding="utf-8")
     assert 'href="one-head-blends/"' in index

@@ -22,6 +22,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from checkout_copy import copy_checkout
+from release_steps import GIT, commit_and_tag, set_release
 from serving import static_site
 from figures.publish.identity import LATEST
 from figures.site.changes import WORDS
@@ -37,8 +38,9 @@ CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
 # and a number in a table (the reference page's costs), from code no figure reaches either
 TABLE_NUMBER = ("figures/site/cheatsheet.py", "r\"$h\\,n^2$\", costs.attention_weights(n, h)),",
                 "r\"$h\\,n^2$\", costs.attention_weights(n, h) + 1),")
-GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@example.org"}
+DAY = {OLD: "2026-01-10", NEW: "2026-02-20"}  # each release's commit day, its release_date (README's steps)
+# a page left untracked beside the second release's tag: a release is built from the tag's files only
+UNTRACKED = "not-committed"
 
 
 def _run(*command, cwd, **env):
@@ -46,15 +48,6 @@ def _run(*command, cwd, **env):
                          env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **GIT, **env))
     assert run.returncode == 0, f"{command}: {run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     return run.stdout
-
-
-def _set_version(repo, version):
-    for name in ("pyproject.toml", "CITATION.cff"):
-        path = repo / name
-        text = path.read_text(encoding="utf-8")
-        text = re.sub(r'(?m)^version = "[^"]+"', f'version = "{version}"', text, count=1) if name == "pyproject.toml" \
-            else re.sub(r'(?m)^version: "[^"]+"', f'version: "{version}"', text, count=1)
-        path.write_text(text, encoding="utf-8")
 
 
 def _tree(pages, ref):
@@ -84,7 +77,7 @@ def releases(tmp_path_factory, warm_cache, mkdocs_build):
         _run("git", "remote", "add", "origin", str(pages), cwd=repo)
         trees = []
         for version in (OLD, NEW):
-            _set_version(repo, version)
+            set_release(repo, version, DAY[version])
             if version == NEW:
                 for lang, words in EDIT.items():
                     page = repo / "docs" / f"{PAGE.rstrip('/')}.{lang}.md"
@@ -93,9 +86,11 @@ def releases(tmp_path_factory, warm_cache, mkdocs_build):
                     text = (repo / path).read_text(encoding="utf-8")
                     assert text.count(before) == 1
                     (repo / path).write_text(text.replace(before, after), encoding="utf-8")
-            _run("git", "add", "-A", cwd=repo)
-            _run("git", "commit", "-q", "-m", f"version {version}", cwd=repo)
-            _run("git", "tag", f"v{version}", cwd=repo)
+            commit_and_tag(repo, version, DAY[version])
+            if version == NEW:
+                for lang in EDIT:
+                    (repo / "docs" / f"{UNTRACKED}.{lang}.md").write_text(f"# Not committed {{#{UNTRACKED}}}\n",
+                                                                          encoding="utf-8")
             _run(sys.executable, "-m", "figures.site.release", "--push", cwd=repo, **env)
             trees.append(_tree(pages, "gh-pages"))
         _run("git", "clone", "-q", "--branch", "gh-pages", str(pages), str(served), cwd=tmp)
@@ -121,6 +116,7 @@ def test_the_first_release_is_left_byte_for_byte_as_it_was(releases):
 
 def test_the_second_release_is_the_newest_and_the_root_goes_there(releases):
     url, _, second, _, _ = releases
+    assert not [p for p in second if UNTRACKED in p]  # the page beside the tag, never committed
     versions = json.loads(_get(url + "versions.json"))
     assert [(v["version"], v["aliases"]) for v in versions] == [(NEW, [LATEST]), (OLD, [])]
     assert second[LATEST] == ("->", NEW)  # mike's alias: a link to the folder

@@ -65,6 +65,28 @@ MISTAKE = {
                            "weights = np.where(allowed, softmax(scaled, axis=-1), 0.0)", "weights"),
     "keys_as_values": ("v = split(x @ w_v + (zero if b_v is None else b_v), kv_heads)",
                        "v = split(x @ w_k + (zero if b_k is None else b_k), kv_heads)", "v"),
+    "scale_d_model": ("scaled = scores / np.sqrt(d_k)", "scaled = scores / np.sqrt(x.shape[1])", "scaled"),
+    "split_no_transpose": ("return a.reshape(n, heads, width // heads).transpose(1, 0, 2)",
+                           "return a.reshape(heads, n, width // heads)", "q"),
+    "merge_no_transpose": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                           "concat = heads.reshape(x.shape[0], -1)", "concat"),
+    "merge_strided": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                      "concat = heads.transpose(1, 2, 0).reshape(x.shape[0], -1)", "concat"),
+    "merge_reversed": ("concat = heads.transpose(1, 0, 2).reshape(x.shape[0], -1)",
+                       "concat = np.concatenate(list(heads)[::-1], axis=-1)", "concat"),
+    "no_w_o": ("out = concat @ w_o + (zero if b_o is None else b_o)", "out = concat + (zero if b_o is None else b_o)",
+               "out"),
+    "no_b_o": ("out = concat @ w_o + (zero if b_o is None else b_o)", "out = concat @ w_o", "out"),
+    "mask_inverted": ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",
+                      "weights = softmax(scaled if mask is None else np.where(mask, -np.inf, scaled), axis=-1)",
+                      "weights"),
+    "causal_plus_one": ("allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask",
+                        "allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else "
+                        "np.tril(np.ones_like(mask), k=1)", "weights"),
+    "causal_minus_one": ("allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else mask",
+                         "allowed = np.ones(scaled.shape[-2:], dtype=bool) if mask is None else "
+                         "np.tril(np.ones_like(mask), k=-1)", "weights"),
+    "softmax_unstable": ("e = np.exp(s - s.max(axis=axis, keepdims=True))", "e = np.exp(s)", "weights"),
 }
 
 
@@ -94,26 +116,38 @@ def test_a_correct_module_passes_every_configuration(tmp_path, npz, returns):
     assert f"{len(vectors.CONFIGS)} of {len(vectors.CONFIGS)} configurations match" in text
 
 
+def _named(text: str) -> tuple[list[str], list[str]]:
+    """The report's lines for the configurations where a stage differs, and the line under each (a
+    configuration where the function raises, as a forgotten transpose does where d_k != n, names none)."""
+    lines = text.splitlines()[:-1]
+    failed = [i for i, line in enumerate(lines) if " differs first at " in line or " is not finite at " in line]
+    return [lines[i] for i in failed], [lines[i + 1].strip() if i + 1 < len(lines) else "" for i in failed]
+
+
+def test_every_mistake_the_checker_names_is_tested():
+    assert set(MISTAKE) == set(selfcheck.MISTAKES)
+
+
 @pytest.mark.parametrize("mistake", sorted(MISTAKE))
 def test_each_common_mistake_is_caught_at_its_stage_and_named(tmp_path, npz, mistake):
+    """A module with exactly this one mistake: every configuration it fails names it, at its stage."""
     right, wrong, stage = MISTAKE[mistake]
     assert LEARNER.count(right) == 1
     source = LEARNER.replace(right, wrong).replace("STAGES", EVERY_STAGE)
     status, text = report(learner(tmp_path, source), npz)
     assert status == 1
-    named = [line for line in text.splitlines() if "most likely: " in line]
-    assert named, text
-    assert all(line.strip() == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in named), text
-    for line in text.splitlines():
-        if "differs first at" in line:
-            assert f"): {stage} differs first at" in line, text
+    failed, under = _named(text)
+    assert failed and all(line == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in under), text
+    for line in failed:
+        assert f"): {stage} differs first at" in line or f"): {stage} is not finite at" in line, text
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKE))
 def test_a_mistake_is_named_from_the_output_alone(tmp_path, npz, mistake):
     right, wrong, _ = MISTAKE[mistake]
     status, text = report(learner(tmp_path, LEARNER.replace(right, wrong).replace("STAGES", "out")), npz)
-    assert status == 1 and f"most likely: {selfcheck.MISTAKES[mistake]}" in text, text
+    failed, under = _named(text)
+    assert status == 1 and failed and all(line == f"most likely: {selfcheck.MISTAKES[mistake]}" for line in under), text
 
 
 def test_the_report_says_where_and_by_how_much(tmp_path, npz):
@@ -236,12 +270,30 @@ def test_the_vectors_cover_what_the_issue_asks():
     assert min(hs) == 1 and 8 in hs
     assert any(c.kv_heads and c.kv_heads < c.h for c in vectors.CONFIGS)
     assert {c.causal for c in vectors.CONFIGS} == {True, False} and {c.bias for c in vectors.CONFIGS} == {True, False}
+    assert any(c.h >= 3 and c.bias for c in vectors.CONFIGS)  # heads in the wrong order; the output bias dropped
+    assert any(c.key_bias for c in vectors.CONFIGS)  # large scores: an unstable softmax
     published = mha_ref.models.model("Transformer base")
     assert any((c.d_model, c.h) == (published.d_model, published.heads) for c in vectors.CONFIGS)
 
 
-def test_the_file_is_the_same_bytes_each_time():
+def test_only_large_scores_separate_a_softmax_without_its_maximum_subtracted(tmp_path, npz):
+    """The configurations an unstable softmax fails are those whose scaled scores overflow or underflow
+    exp in float64: at least one, and a stable softmax passes them (test_a_correct_module_passes...)."""
+    right, wrong, _ = MISTAKE["softmax_unstable"]
+    text = report(learner(tmp_path, LEARNER.replace(right, wrong).replace("STAGES", "out")), npz)[1]
+    failed = {line.split(" (", 1)[0] for line in _named(text)[0]}
+    with np.errstate(over="ignore"):
+        large = {name for name, v in selfcheck.load_vectors(str(npz)).items()
+                 if not np.all(np.isfinite(np.exp(v["expected/scaled"].astype(np.float64)))
+                               & (np.exp(v["expected/scaled"].astype(np.float64)).max(axis=-1) > 0)[..., None])}
+    assert failed == large and large, text
+
+
+def test_the_file_is_the_same_bytes_each_time_and_unpacks_readable_by_all():
     assert vectors.npz_bytes() == vectors.npz_bytes()
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(vectors.npz_bytes())) as z:
+        assert {i.external_attr for i in z.infolist()} == {0o644 << 16}  # rw-r--r--, whatever the umask
 
 
 def test_the_script_imports_nothing_but_numpy_and_the_standard_library():
@@ -301,7 +353,7 @@ def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
     cold = selfcheck_files.files()
-    assert [p.suffix for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [".npz"]
+    assert [p.suffixes for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [[".npz", store.SEALED]]
 
     def computed_again():
         raise AssertionError("the vectors were computed again")
@@ -321,3 +373,181 @@ def test_the_pages_table_names_the_configurations_as_the_report_does(tmp_path, n
     for row, line in zip(rows, text.splitlines()):
         n, d_model, h = (int(c) for c in row.split("|")[2:5])
         assert f"n={n}, d_model={d_model}, h={h}" in line
+
+
+# --- the learner's code runs in a process of its own: nothing it does decides the verdict -------------
+
+CORRECT = LEARNER.replace("STAGES", "out")
+LIMIT = "1"  # seconds a call may take in these tests: a correct call takes milliseconds
+
+
+@pytest.fixture(scope="module")
+def one_config(npz, tmp_path_factory) -> Path:
+    """The vectors of the first configuration alone ("small": n=4, d_model=8, h=2), so that a module
+    that loops for ever costs one time limit, not one per configuration."""
+    with np.load(npz, allow_pickle=False) as z:
+        small = {k: z[k] for k in z.files if k.startswith(f"{vectors.CONFIGS[0].name}/")}
+    path = tmp_path_factory.mktemp("one") / "one.npz"
+    path.write_bytes(vectors.npz_bytes(small))
+    return path
+
+
+def as_a_learner(module: Path, npz: Path, *options: str, standalone: Path | None = None) -> tuple[int, str]:
+    """The command a learner types, in its own process: `python -m mha_ref.selfcheck`, or the downloaded
+    copy of the checker (standalone: its folder); exit status and everything it printed."""
+    command = ([sys.executable, "-I", str(standalone / "mha_selfcheck.py")] if standalone else
+               [sys.executable, "-m", "mha_ref.selfcheck"])
+    run = subprocess.run([*command, *options, str(module), str(npz)], capture_output=True, text=True,
+                         cwd=standalone or ROOT, timeout=120)
+    return run.returncode, run.stdout + run.stderr
+
+
+def _standalone(folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "mha_selfcheck.py").write_bytes((ROOT / "mha_ref" / "selfcheck" / "check.py").read_bytes())
+    return folder
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0].split("): ", 1)[1]
+
+
+@pytest.mark.parametrize("standalone", [False, True])
+def test_an_endless_loop_is_stopped_at_the_time_limit(tmp_path, one_config, standalone):
+    source = CORRECT.replace("    kv_heads = kv_heads or h\n", "    kv_heads = kv_heads or h\n    while True:\n        pass\n")
+    status, text = as_a_learner(learner(tmp_path, source), one_config, "--time-limit", LIMIT,
+                                standalone=_standalone(tmp_path / "dl") if standalone else None)
+    assert status == 1, text
+    assert _first_line(text) == ("multi_head_attention did not return within 1 s and was stopped "
+                                 "(an endless loop? --time-limit SECONDS gives it longer)"), text
+    assert text.splitlines()[-1] == "0 of 1 configurations match (no multi_head_attention_backward: gradients not checked)"
+
+
+@pytest.mark.parametrize("exit_call, line", [
+    ("sys.exit(0)", "multi_head_attention raised SystemExit: 0 (mine.py, line {line})"),
+    ("os._exit(0)", "multi_head_attention ended its process (exit status 0) without returning a result"),
+])
+def test_exiting_inside_the_function_is_not_a_pass(tmp_path, one_config, exit_call, line):
+    source = "import os, sys\n" + CORRECT.replace("    kv_heads = kv_heads or h\n", f"    {exit_call}\n")
+    status, text = as_a_learner(learner(tmp_path, source), one_config)
+    assert status == 1 and _first_line(text) == line.format(line=source.splitlines().index(f"    {exit_call}") + 1), text
+
+
+@pytest.mark.parametrize("exit_call, line", [
+    ("sys.exit(0)", "SystemExit: 0 (mine.py, line 2)"),
+    ("os._exit(0)", "its process ended (exit status 0) while importing it"),
+    ("while True: pass", "it did not finish within 1 s (an endless loop at its top level? "
+                         "--time-limit SECONDS gives it longer)"),
+])
+def test_exiting_or_looping_while_imported_is_one_line(tmp_path, one_config, exit_call, line):
+    mine = learner(tmp_path, "import os, sys\n" + exit_call + "\n" + CORRECT)
+    status, text = as_a_learner(mine, one_config, "--time-limit", LIMIT)
+    assert status == 1 and text.strip() == f"cannot import {mine}: {line}", text
+
+
+FAKE = '''
+import numpy as np
+
+for module in list(sys.modules.values()):  # the checker, however it was loaded: make every comparison pass
+    if hasattr(module, "likely") and hasattr(module, "MISTAKES"):
+        module._compare = lambda *args, **kwargs: None
+        module.close = lambda expected, got, where=None: np.ones(np.shape(got), dtype=bool)
+        module.run = lambda *args, **kwargs: 0
+        module.main = lambda *args, **kwargs: 0
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, h, **keywords):
+    return np.zeros_like(x)
+'''
+
+
+@pytest.mark.parametrize("how", ["import mha_ref.selfcheck.check", "import mha_selfcheck"])
+def test_a_module_that_changes_the_checker_cannot_fake_a_pass(tmp_path, one_config, how):
+    standalone = _standalone(tmp_path) if how == "import mha_selfcheck" else None
+    found = "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"  # the checker's folder
+    status, text = as_a_learner(learner(tmp_path, found + how + "\n" + FAKE), one_config, standalone=standalone)
+    assert status == 1, text
+    assert _first_line(text).startswith("out differs first at row 0, column 0: expected "), text
+
+
+SHAPE = "expected a numpy array of shape (4, 8) (or a dict of stages)"
+
+
+@pytest.mark.parametrize("returns, line", [
+    ('"out"', f"multi_head_attention returned str; {SHAPE}"),
+    ("object()", f"multi_head_attention returned object; {SHAPE}"),
+    ("None", f"multi_head_attention returned None; {SHAPE}"),
+    ("out.astype(complex)", f"multi_head_attention returned complex numbers; expected real floats, a numpy array "
+                            "of shape (4, 8) (or a dict of stages)"),
+    ('dict(out=out, weights="w")', 'multi_head_attention returned "weights" as str; expected a numpy array'),
+    ("dict(out=out, weights=weights + 0j)", 'multi_head_attention returned "weights" as complex numbers; '
+                                           "expected real floats, a numpy array"),
+    ("dict(weights=weights)", 'multi_head_attention returned a dict without "out" (its keys: weights)'),
+    ("dict(out=out, weights=weights[0])", "weights has shape (4, 4), expected (2, 4, 4) = [h, n, n]"),
+])
+def test_a_malformed_result_gets_one_line_that_says_what_was_expected(tmp_path, one_config, returns, line):
+    out = io.StringIO()
+    status = selfcheck.run(str(learner(tmp_path, LEARNER.replace("STAGES", returns))), str(one_config), out=out)
+    assert status == 1
+    assert out.getvalue().splitlines()[0] == f"small (n=4, d_model=8, h=2, biases, no mask): {line}", out.getvalue()
+    assert len(out.getvalue().splitlines()) == 2
+
+
+def _damaged(npz: Path, tmp_path: Path, how: str) -> Path:
+    path = tmp_path / "damaged.npz"
+    if how == "truncated":
+        path.write_bytes(npz.read_bytes()[: npz.stat().st_size // 2])
+        return path
+    with np.load(npz, allow_pickle=False) as z:
+        found = {k: z[k] for k in z.files}
+    if how == "missing":
+        del found["small/expected/out"]
+    elif how == "shape":
+        found["small/x"] = found["small/x"][:, :3]
+    path.write_bytes(vectors.npz_bytes(found))
+    return path
+
+
+@pytest.mark.parametrize("how, what", [
+    ("truncated", "cannot read the test vectors {path}: BadZipFile: File is not a zip file"),
+    ("missing", "the test vectors {path} are damaged: small/expected/out is missing"),
+    ("shape", "the test vectors {path} are damaged: small/x has shape (4, 3), expected (4, 8)"),
+])
+def test_a_damaged_vectors_file_says_so_in_one_line(tmp_path, one_config, how, what):
+    path = _damaged(one_config, tmp_path, how)
+    status, text = as_a_learner(learner(tmp_path, CORRECT), path)
+    assert status == 1
+    assert text.strip() == what.format(path=path) + f" (download {selfcheck.VECTORS} again)", text
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
+def test_a_bad_time_limit_is_one_line(tmp_path, one_config, value):
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+    with redirect_stdout(out):
+        status = selfcheck.check.main(["--time-limit", value, str(learner(tmp_path, CORRECT)), str(one_config)])
+    assert status == 1 and out.getvalue().strip() == f"--time-limit takes a number of seconds above 0, got {value!r}"
+
+
+# --- nan and inf are reported as what they are, at the first stage that holds them --------------------
+
+INVERTED = ("weights = softmax(np.where(allowed, scaled, -np.inf), axis=-1)",  # the last causal row: every key masked
+            "weights = softmax(scaled if mask is None else np.where(mask, -np.inf, scaled), axis=-1)")
+
+
+def test_nan_is_reported_as_nan_at_the_stage_it_first_appears(tmp_path, npz):
+    source = LEARNER.replace(*INVERTED).replace("STAGES", EVERY_STAGE)
+    status, text = report(learner(tmp_path, source), npz)
+    assert status == 1
+    v = selfcheck.load_vectors(str(npz))["one-head-causal"]
+    n = int(v["config"][0])
+    line = next(line for line in text.splitlines() if line.startswith("one-head-causal ("))
+    assert line.endswith(f": weights is not finite at head 0, row {n - 1}, column 0: got nan, expected "
+                         f"{v['expected/weights'][0, n - 1, 0]:.6g} ({n} of {n * n} entries are nan or inf)"), text
+
+
+def test_inf_in_the_output_is_reported_as_inf(tmp_path, one_config):
+    out = io.StringIO()
+    assert selfcheck.run(str(learner(tmp_path, LEARNER.replace("STAGES", "out + np.inf"))), str(one_config), out=out) == 1
+    expected = selfcheck.load_vectors(str(one_config))["small"]["expected/out"]
+    assert out.getvalue().splitlines()[0].endswith(
+        f": out is not finite at row 0, column 0: got inf, expected {expected[0, 0]:.6g} (32 of 32 entries are nan or inf)")

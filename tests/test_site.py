@@ -457,7 +457,8 @@ def _internal_links(page_html: str):
     soup = BeautifulSoup(page_html, "html.parser")
     for el in soup.select("[href], [src]"):
         link = el.get("href") or el.get("src")
-        if link and not link.startswith(("#", "data:", "mailto:", "javascript:")):
+        # about:blank: the 404 page's <base> until its script names the root (overrides/404.html)
+        if link and not link.startswith(("#", "data:", "mailto:", "javascript:", "about:")):
             yield link
 
 
@@ -509,3 +510,32 @@ def test_mkdocs_yml_reads_outside_mkdocs_as_mkdocs_reads_it(monkeypatch, value):
     assert ours["plugins"] == theirs["plugins"] and ours["nav"] == theirs["nav"]
     languages = next(p["i18n"]["languages"] for p in ours["plugins"] if isinstance(p, dict) and "i18n" in p)
     assert [language["build"] for language in languages] == [True, value != "false"]
+
+
+def _modes(folder: Path) -> dict[str, list[str]]:
+    """The files and folders below `folder` (it included) that are not 0644 and 0755, or are links."""
+    wrong: dict[str, list[str]] = {}
+    for p in [folder, *folder.rglob("*")]:
+        mode = p.lstat().st_mode
+        want = None if p.is_symlink() else 0o755 if p.is_dir() else 0o644
+        if want is None or mode & 0o7777 != want:
+            wrong.setdefault("link" if want is None else oct(mode & 0o7777), []).append(p.relative_to(folder).as_posix())
+    return wrong
+
+
+def test_every_file_published_is_readable_by_all(site, offline_site):
+    # a web server running as another user serves every file, and a zip of the site keeps the modes;
+    # the figures are links to the cache's files (figures/site/linked.py), which share their mode
+    for built in (site, offline_site):
+        assert _modes(built) == {}, built
+        assert len(list((built / "figures").rglob("*.svg"))) > 100  # the linked figures are among them
+
+
+def test_a_built_sites_modes_are_set_whatever_the_umask(tmp_path):
+    from figures.site import linked
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c.svg").write_bytes(b"<svg/>")
+    (tmp_path / "a" / "b" / "c.svg").chmod(0o600)  # a file linked from a cache of another umask
+    (tmp_path / "a").chmod(0o700)
+    linked.readable_by_all(tmp_path)
+    assert _modes(tmp_path) == {}

@@ -2,6 +2,7 @@
 each page's language tag, its twins and its description, and the 404 page's links from the site's
 root (figures/publish/identity.py, figures/site/language.py, figures/site/description.py)."""
 
+import json
 import logging
 import re
 
@@ -102,6 +103,29 @@ def test_the_404_page_is_written_from_the_sites_root_its_base_left_alone():
     assert [a["href"] for a in out.select("a")] == ["./", "en/one/", "https://x.org/repo/", "/repository/"]
     assert out.link["href"] == "assets/main.css" and out.select("script")[0]["src"] == "assets/bundle.js"
     assert out.select("script")[1].string == '{"base": "", "search": "assets/w.js"}'
+
+
+def test_the_404_page_registers_the_worker_and_scopes_materials_settings_from_the_sites_root():
+    meta = ('<meta name="mha-worker" content="/repo/sw.js" data-script="/repo/assets/mha-offline.js">'
+            '<script>__md_scope=new URL("/repo/",location),__md_hash=e=>0</script>')
+    out = BeautifulSoup(language.from_site_root(meta, "https://owner.github.io/repo/"), "html.parser")
+    assert (out.meta["content"], out.meta["data-script"]) == ("sw.js", "assets/mha-offline.js")
+    assert out.script.string == '__md_scope=new URL(".",document.baseURI),__md_hash=e=>0'
+
+
+def test_the_404_page_is_given_the_sites_top_level_names_once_built(tmp_path):
+    facts = language.not_found_facts("https://owner.github.io/repo/", "en", "zh", ["zh", "en"], "0.1.0")
+    page = f"<script>var F={json.dumps(facts)}</script>"
+    for where in ("", "en/"):
+        (tmp_path / where).mkdir(exist_ok=True)
+        (tmp_path / where / "404.html").write_text(page)
+    (tmp_path / "one-head-blends").mkdir()
+    (tmp_path / "sitemap.xml").write_text("")
+    language.with_site_names(tmp_path, also=["sw.js"])
+    for where in ("", "en/"):
+        got = json.loads((tmp_path / where / "404.html").read_text().removeprefix("<script>var F=").removesuffix("</script>"))
+        assert got == dict(facts, names=["404.html", "en", "one-head-blends", "sitemap.xml", "sw.js"])
+    assert got["site"] == "/repo/" and got["others"] == ["en"] and got["release"] == "0.1.0"
 
 
 def test_the_404_menu_leads_to_each_home():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -17,6 +18,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from figures.site import offline
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SHIM_JS = b"/* iframe-worker shim */\nself.Worker = function () {};\n"
 
@@ -96,6 +99,26 @@ def test_the_shim_is_a_site_file_in_the_offline_build_only(monkeypatch, tmp_path
     assert f.abs_dest_path == str(tmp_path / "site" / "assets" / "vendor" / "iframe-worker-shim.js")
     # a second call (or a shim the docs already hold) adds no second copy
     assert len(offline.add_shim(files, config)) == 1
+
+
+def test_the_offline_copy_links_its_own_licence_files_not_their_hosts(monkeypatch, tmp_path):
+    """Read from disk without network, the copy's footer linked creativecommons.org and
+    opensource.org: it links the repository's licence files, copied to its root."""
+    from figures.site import cite
+    config = fake_config(tmp_path)
+    config.use_directory_urls = False
+    monkeypatch.setenv("MHA_OFFLINE", "0")
+    assert list(offline.add_licences(Files([]), config)) == [] and offline.footer_root("en", "zh") is None
+    assert 'href="https://creativecommons.org/licenses/by/4.0/"' in cite.footer("en", root=None)
+    monkeypatch.setenv("MHA_OFFLINE", "1")
+    files = {f.dest_uri: Path(f.abs_src_path).read_bytes() for f in offline.add_licences(Files([]), config)}
+    assert files == {"LICENSE-CONTENT.txt": (ROOT / "LICENSE-CONTENT.md").read_bytes(),
+                     "LICENSE.txt": (ROOT / "LICENSE").read_bytes()}
+    for lang, root in (("zh", ""), ("en", "../")):  # zh's pages at the copy's root, en's in en/
+        assert offline.footer_root(lang, "zh") == root
+        links = re.findall(r'href="([^"]+)"', cite.footer(lang, root=root))
+        assert links[:2] == [f"{root}LICENSE-CONTENT.txt", f"{root}LICENSE.txt"]
+        assert all(not link.startswith("http") for link in links[:2])
 
 
 def test_a_shim_in_the_docs_is_kept_and_nothing_fetched(monkeypatch, tmp_path):

@@ -67,12 +67,17 @@ def folder(tmp_path, monkeypatch):
     return tmp_path / "kept"
 
 
-def read(path):
-    return json.loads(path.read_text())
+def read(data):
+    return json.loads(data)
 
 
-def write(value, path):
-    return store.write_kept(path, json.dumps(value).encode(), path.parent)
+def write(value):
+    return json.dumps(value).encode()
+
+
+def on_disk(path):
+    """What is kept under `path`, as it is on disk (sealed)."""
+    return json.loads(store.unseal(store.sealed_path(path).read_bytes(), path))
 
 
 def test_made_once_then_read(folder):
@@ -80,17 +85,18 @@ def test_made_once_then_read(folder):
     make = lambda: made.append(1) or {"n": len(made)}  # noqa: E731
     assert store.kept_or_made(folder / "a.json", read, make, write, "a result") == {"n": 1}
     assert store.kept_or_made(folder / "a.json", read, make, write, "a result") == {"n": 1}
-    assert made == [1] and read(folder / "a.json") == {"n": 1}
+    assert made == [1] and on_disk(folder / "a.json") == {"n": 1}
     assert store.kept_or_made(None, read, make, write, "a result") == {"n": 2}  # no folder: made each time
 
 
 def test_a_damaged_file_is_dropped_with_its_name_and_made_again(folder, caplog):
     path = folder / "a.json"
     store.kept_or_made(path, read, lambda: {"n": 1}, write, "a result")
-    path.write_text('{"n": ')
+    store.sealed_path(path).write_bytes(store.seal(b'{"n": ', path))  # sealed right, but not JSON
     assert store.kept_or_made(path, read, lambda: {"n": 2}, write, "a result") == {"n": 2}
-    assert read(path) == {"n": 2}
-    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [f"a result {path} cannot be read"]
+    assert on_disk(path) == {"n": 2}
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+        f"figure cache: {store.sealed_path(path)}, a result, cannot be read"]
 
 
 def test_a_folder_that_cannot_be_written_makes_in_memory(tmp_path, monkeypatch):

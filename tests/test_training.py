@@ -267,6 +267,40 @@ def test_a_figures_prepare_runs_in_its_own_process_before_the_frames_are_drawn(t
     assert render._prepare(tasks, jobs=1) == []  # drawn one by one, with no time limit: the frame does the work
 
 
+def test_with_the_cache_off_a_prepare_and_its_figures_frames_run_here(monkeypatch):
+    """MHA_FIGURE_CACHE=0: nothing kept on disk, so a PREPARE in a process of its own would be lost
+    and each frame would train page 4's seeds again inside its time limit (the build failed: "still
+    drawing after 60 s"). The PREPARE runs here, in memory, and its figure's frames are drawn here;
+    the other figures' frames still go to the pool."""
+    import types
+    from figures.engine import registry, render
+    from figures.engine.render import frames
+    tasks = [(f, "en", ("svg",)) for f in frames("peak-dip") + frames("causal-mask")]
+    ran = []
+    real_get = registry.get
+    fake = types.SimpleNamespace(PREPARE=lambda: ran.append(os.getpid()))
+    monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "peak-dip" else real_get(fig_id))
+    monkeypatch.setattr(render, "_render_task", lambda task: ("drawn by", os.getpid()))  # a forked worker's too
+    monkeypatch.setenv(store.CACHE_ENV, "0")
+    assert render._prepare(tasks, jobs=2) == [] and ran == [os.getpid()]
+    drawn = list(render.render_many(tasks, jobs=2))
+    assert len(drawn) == len(tasks)
+    for (frame, *_), result in zip(tasks, drawn):
+        assert (result == ("drawn by", os.getpid())) == (frame.fig_id == "peak-dip"), frame
+    monkeypatch.setattr(render, "_preparation", lambda fig_id: fake.PREPARE)
+    render.prepare("seed-roles")  # before its data table, the same
+    assert ran == [os.getpid()] * 2
+
+
+def test_a_prepare_runs_here_when_the_cache_cannot_be_written(monkeypatch, tmp_path):
+    from figures.engine import render
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    assert render._keeps()
+    monkeypatch.setenv(store.UNWRITABLE_ENV, str(tmp_path))
+    assert not render._keeps()
+
+
 def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatch):
     from figures.engine import registry, render
     from mha_ref.tiny import lm_heads

@@ -2,8 +2,9 @@
  * when the browser asks to save data, nor from disk), this registers the site's service worker
  * (sw.js, figures/site/offline-worker.js) and hands it every file the page may need offline: the
  * page, what it loaded, every frame of its figures in each look (light and dark, wide and narrow,
- * the frames the slider has not shown yet) and its language's search. Its outcome is in
- * <html data-mha-offline>: "kept", "partial" or "failed" ("save-data": mha-page.js). Plain ES2017. */
+ * the frames the slider has not shown yet), its language's search and the glossary when the page
+ * links it. Its outcome is in <html data-mha-offline>: "kept", "partial" or "failed" ("save-data":
+ * mha-page.js). Offline, the search's results for pages not kept say so. Plain ES2017. */
 (() => {
   'use strict';
   const meta = document.querySelector('meta[name="mha-worker"]');
@@ -20,6 +21,11 @@
         if (set) set.split(',').forEach((c) => { const u = c.trim().split(/\s+/)[0]; if (u) files.add(absolute(u)); });
       });
     });
+    // the glossary, which the page's terms link (docs/glossary.*.md: glossary/, en/glossary/)
+    document.querySelectorAll('a[href]').forEach((a) => {
+      const u = new URL(a.href);
+      if (u.origin === window.location.origin && /\/glossary\/$/.test(u.pathname)) files.add(u.origin + u.pathname);
+    });
     const config = document.getElementById('__config'); // Material's: its search worker and index
     if (config) {
       try {
@@ -30,6 +36,22 @@
     }
     return Array.from(files);
   }
+
+  // Offline, each search result whose page is not kept is marked (data-mha-kept="no") and says so
+  const NOT_KEPT = document.documentElement.lang.startsWith('en') ? 'not saved for offline reading' : '未保存，离线时打不开';
+  function markResults() {
+    if (navigator.onLine) return;
+    document.querySelectorAll('.md-search-result__link:not([data-mha-kept])').forEach((a) => {
+      a.dataset.mhaKept = '';
+      caches.match(a.href.split('#')[0], { ignoreSearch: true }).then((kept) => {
+        a.dataset.mhaKept = kept ? 'yes' : 'no';
+        const title = a.querySelector('h1, h2') || a.lastElementChild || a;
+        if (!kept) title.after(Object.assign(document.createElement('p'), { className: 'mha-not-kept', textContent: NOT_KEPT }));
+      });
+    });
+  }
+  const results = document.querySelector('.md-search-result');
+  if (results && window.caches) new MutationObserver(markResults).observe(results, { childList: true, subtree: true });
 
   navigator.serviceWorker.register(meta.content)
     .then(() => navigator.serviceWorker.ready)

@@ -2,15 +2,17 @@
 
 A file's name is a digest of the figure's sources (figures/engine/sources.py), its language, frame and
 format: an edit gives new names, and the old files are pruned, least recently used first. Each file
-is written whole to a temporary name and renamed, so a killed build leaves no partial file under a
-real name; and each file ends with the sha256 of the bytes before it, checked when it is read, so a
-file damaged on disk since (truncated, overwritten, unreadable) is dropped with a warning naming it
-and the frame, and the frame drawn again. A cache that cannot be written (read-only, a full disk)
-is turned off for writing for the build, with one warning (mha_ref.store.write_kept).
+is kept as every kept file is (mha_ref.store.keep): written whole to a temporary name and renamed, so
+a killed build leaves no partial file under a real name, and sealed with the sha256 of its bytes and
+of its name, checked when it is read, so a file damaged on disk since (truncated, overwritten,
+unreadable), another frame's file in its place, or a link, is dropped with a warning naming it and
+the frame, and the frame drawn again. A cache that cannot be written (read-only, a full disk) is
+turned off for writing for the build, with one warning (mha_ref.store.write_kept).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import time
@@ -23,8 +25,6 @@ from .sources import Sources
 ENV = store.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it
 KEEP = 9000  # files kept after pruning: a build of both languages uses about 3,000 (frames, published, whole)
 WHOLE = "whole"  # the folder of files kept as they are, for a build to link (FigureCache.whole)
-LAYOUT = "sha256-trailer"  # in every file's name: files of an earlier layout (no trailer) are never read
-CHECK = hashlib.sha256().digest_size  # the bytes of the trailer
 
 
 _FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
@@ -42,7 +42,7 @@ class FigureCache:
         self.opened = time.time()  # files used or written since then belong to this build: prune keeps them
 
     def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
-        key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}\0{LAYOUT}".encode()).hexdigest()
+        key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
         return self.folder / key[:2] / f"{key}.{fmt}"
 
     def digests(self, modules: list[str], sources: Sources | None = None) -> list[str]:
@@ -67,8 +67,8 @@ class FigureCache:
             known = None
         if isinstance(known, dict) and all(isinstance(v, str) for v in known.values()):
             return known
-        store.drop(memo, f"figure cache: {memo}, the index of figure digests, holds {type(known).__name__}, "
-                   "not a table of digests: dropped, working the digests out again")
+        store.drop_kept(memo, "the index of figure digests", f"holds {type(known).__name__}, not a table of digests",
+                        "working the digests out again")
         return {}
 
     def get(self, path: Path, task=None) -> bytes | None:
@@ -77,22 +77,9 @@ class FigureCache:
         return self._verified(path, "a frame" if task is None else describe(*task), "drawing it again")
 
     def _verified(self, path: Path, what: str, then: str) -> bytes | None:
-        """The bytes kept at `path` if they match the digest after them; else None (dropped, with
-        one warning naming the file, `what` it holds and `then` what happens instead)."""
-        try:
-            kept = path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):  # none kept (NotADirectory: a cache under a file)
-            return None
-        except OSError as e:
-            store.drop(path, f"figure cache: {path}, {what}, cannot be read ({e.strerror or e}): dropped, {then}")
-            return None
-        data, check = kept[:-CHECK], kept[-CHECK:]
-        if len(kept) < CHECK or hashlib.sha256(data).digest() != check:
-            store.drop(path, f"figure cache: {path}, {what}, is damaged (its bytes do not match the digest "
-                       f"kept with them): dropped, {then}")
-            return None
-        store.touch(path, self.folder)  # recently used: kept by prune()
-        return data
+        """The bytes kept at `path` if they pass the checks (mha_ref.store.kept); else None (dropped,
+        with one warning naming the file, `what` it holds and `then` what happens instead)."""
+        return store.kept(path, what, then, self.folder)
 
     def failed(self, path: Path, error=None):
         """The FigureError of a frame that failed to draw in this process, or, given one, remember it.
@@ -105,24 +92,38 @@ class FigureCache:
             _FAILED[path] = error
         return _FAILED.get(path)
 
+    def has(self, path: Path) -> bool:
+        """Whether a file is kept at `path` (unchecked: get() checks it)."""
+        return store.sealed_path(path).exists()
+
+    def forget(self, path: Path) -> None:
+        """Drop the file kept at `path`, if any."""
+        store.sealed_path(path).unlink(missing_ok=True)
+
     def put(self, path: Path, data: bytes) -> bool:
-        """Keep `data` at `path`, followed by its sha256 (what get() checks); whether it was kept:
-        False once the cache cannot be written in this build."""
-        return store.write_kept(path, lambda f: f.writelines((data, hashlib.sha256(data).digest())), self.folder)
+        """Keep `data` at `path`, sealed (what get() checks); whether it was kept: False once the
+        cache cannot be written in this build."""
+        return store.keep(path, data, self.folder)
 
     def whole(self, data: bytes, suffix: str = "") -> Path | None:
-        """`data` kept as it is, with no digest after it, in a file named by its sha256 (`whole/`):
-        the site build links its files to these instead of writing each again (a new file costs far
-        more than a link on some disks). The name is the check: a kept file whose bytes are not
-        `data` (damaged since) is written again. None when the cache cannot be written."""
+        """`data` kept as it is, unsealed, in a file named by its sha256 (`whole/`): the site build
+        links its files to these instead of writing each again (a new file costs far more than a link
+        on some disks). The name is the check: a kept file whose bytes are not `data` (damaged since),
+        or a link in its place (never read through, never linked into a site), is dropped with a
+        warning naming it and written again. None when the cache cannot be written."""
         path = self.folder / WHOLE / f"{hashlib.sha256(data).hexdigest()}{suffix}"
         try:
-            same = path.read_bytes() == data
-        except OSError:  # none kept yet (or unreadable: written again)
-            same = False
-        if same:
+            same = store.read_file(path) == data  # also made readable by all: the site's file is this one
+        except (FileNotFoundError, NotADirectoryError):  # none kept yet
+            same = None
+        except OSError as e:  # a link, a folder, unreadable
+            same = "is a symbolic link" if e.errno == errno.ELOOP else f"cannot be read ({e.strerror or e})"
+        if same is True:
             store.touch(path, self.folder)
             return path
+        if same is not None:  # replaced by a new file (a site linked to this one keeps what it has)
+            why = same or "is damaged (its bytes are not those its name is the digest of)"
+            store.log.warning(f"figure cache: {path}, a figure's file, {why}: dropped, writing it again")
         return path if store.write_kept(path, lambda f: f.write(data), self.folder) else None
 
     def prune(self, keep: int = KEEP) -> None:

@@ -35,20 +35,8 @@ Outcome = tuple[bool, Any]  # (True, result) or (False, the exception to raise i
 
 def limit_from_env() -> float | None:
     """The seconds a task may run (LIMIT_ENV; DEFAULT_LIMIT when unset), or None when it turns the
-    limit off ("0", "off", ...). Anything else is refused by name."""
-    text = os.environ.get(LIMIT_ENV, "").strip()
-    if not text:
-        return DEFAULT_LIMIT
-    if store.switched_off(LIMIT_ENV):
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 < seconds < float("inf"):
-        raise ValueError(f"{LIMIT_ENV}={text!r} is not a number of seconds: give the seconds a frame may take "
-                         f"to draw (default {DEFAULT_LIMIT:g}), or 0 for no limit")
-    return seconds
+    limit off ("0", "off", ...). Anything else is refused by name (store.EnvError, a ValueError)."""
+    return store.env_seconds(LIMIT_ENV, DEFAULT_LIMIT, "a frame may take to draw")
 
 
 def die_with(owner: int) -> None:

@@ -3,6 +3,7 @@ error that names a figure which failed to import or to draw."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import signal
 import threading
@@ -17,6 +18,7 @@ from ..gallery import ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "figures.gallery"  # the figures' own modules, one per figure
+REQUIRED = ("CONTROL", "CAPTION_ZH", "CAPTION_EN", "draw")  # what every figure module defines
 
 
 def module_name(fig_id: str) -> str:
@@ -78,12 +80,21 @@ def get(fig_id: str) -> ModuleType:
     """The module that draws `fig_id`; an unknown id is refused by name, a failed import named
     (FigureError), an import still running after the time limit stopped and named (`limited`)."""
     if fig_id not in ORDER:
-        raise KeyError(f"unknown figure id {fig_id!r}; registered ids: {', '.join(ORDER)}")
+        near = difflib.get_close_matches(fig_id, ORDER, n=3)
+        raise KeyError(f"unknown figure id {fig_id!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
+                       + "(the registered ids: figures/gallery/__init__.py)")
     with limited(fig_id, None, "import"):
         try:
-            return importlib.import_module(module_name(fig_id))
+            module = importlib.import_module(module_name(fig_id))
         except Exception as e:
             raise FigureError.caught(e, fig_id, None, None, "import") from e
+    missing = [name for name in REQUIRED if not hasattr(module, name)]
+    if missing or not callable(getattr(module, "draw", None)):
+        file = Path(module.__file__).resolve()
+        shown = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file
+        raise FigureError(fig_id, None, None, f"{shown} does not define {', '.join(missing) or 'draw as a function'}: "
+                          f"every figure module gives {', '.join(REQUIRED)} (README, \"A new figure\")", stage="import")
+    return module
 
 
 class _OverTime(BaseException):

@@ -123,12 +123,21 @@ def render_many(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None = None
     A frame that fails raises its FigureError, or with `keep_going` is yielded as one in its place:
     also a frame still drawing after the time limit (pool.limit_from_env; its process is killed
     and replaced, and the figure's frames not yet started are not drawn) and one whose process died.
+    With nowhere to keep a PREPARE's work (_keeps), the frames of a figure that declares one are
+    drawn here, where the PREPARE ran.
     """
     task_fn = _render_or_error if keep_going else _render_task
     if jobs == 1:
         yield from (task_fn(task) for task in tasks)
         return
     if not tasks:
+        return
+    here = [] if _keeps() else [i for i, task in enumerate(tasks) if _preparation(task[0].fig_id) is not None]
+    if here:  # what their PREPARE made is in this process's memory only (_keeps): drawn here
+        drawn_here = {i: task_fn(tasks[i]) for i in here}
+        with closing(render_many([t for i, t in enumerate(tasks) if i not in drawn_here], jobs, keep_going)) as others:
+            for i in range(len(tasks)):
+                yield drawn_here[i] if i in drawn_here else next(others)
         return
     limit = pool.limit_from_env()
     for ok, value in pool.outcomes(task_fn, tasks, min(jobs or cores(), len(tasks)), _start_method(), limit, _lost,
@@ -173,6 +182,10 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bo
         fn = _preparation(frame.fig_id)
         if fn is not None and fn not in wanted:
             wanted.append(fn)
+    if not _keeps():  # nowhere for a process of its own to leave its work: done here, and kept in memory
+        for fn in wanted:
+            fn()
+        return []
     context = _start_method()
     started = [pool.beside(context, fn) for fn in wanted]
     if wait:
@@ -180,13 +193,25 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bo
     return started
 
 
+def _keeps() -> bool:
+    """Whether a PREPARE's work can be kept on disk for the processes that draw: not with the cache off
+    (MHA_FIGURE_CACHE=0) nor with one found unwritable. Then the PREPARE runs in this process, whose
+    memory keeps what it made, and its figure's frames are drawn here too (render_many), with no time
+    limit: a process of its own would have to do the same work again, and take minutes."""
+    folder = store.cache_folder()
+    return folder is not None and store.cache_writable(folder)
+
+
 def prepare(fig_id: str) -> None:
     """fig_id's PREPARE, when it declares one, done before code of the figure that runs under the time
     limit without drawing a frame (its data table: figures/publish/bundles.py): in a process of its own
     and stopped after PREPARE_LIMITS limits, as _prepare does it before the figure's frames. With the
-    limit off, that code does the work itself. What the PREPARE kept already, it only reads."""
+    limit off, that code does the work itself; with nowhere to keep it (_keeps), it is done here. What
+    the PREPARE kept already, it only reads."""
     fn = _preparation(fig_id)
-    if fn is not None and pool.limit_from_env() is not None:
+    if fn is not None and not _keeps():
+        fn()  # here, kept in this process's memory where data() reads it
+    elif fn is not None and pool.limit_from_env() is not None:
         _await([pool.beside(_start_method(), fn)])
 
 
@@ -337,7 +362,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     warning, and drawn afresh by the next build."""
     code = Sources().stamp()
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
-    missing = [(task, path) for task, path in zip(tasks, paths) if not path.exists() and not cache.failed(path)]
+    missing = [(task, path) for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     preparing = _prepare(drawings, jobs, wait=False)
     # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
@@ -361,7 +386,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     pool.finish(preparing, pool.limit_from_env())
     if kept and Sources().stamp() != code:
         for path in kept:
-            path.unlink(missing_ok=True)
+            cache.forget(path)
         store.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
                     "(the next build draws them again)")
     if missing:

@@ -33,14 +33,14 @@ from .attribution import Attribution, attribution
 from .stamp import stamp
 
 
-DOWNLOADS_ENV = "MHA_DOWNLOADS"  # "0" (or off, no, false): the site without downloads (bench's baseline)
+DOWNLOADS_ENV = "MHA_DOWNLOADS"  # a switch, on unless "0" (or off, no, false): the site without downloads (bench's baseline)
 
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build-time clock in any file
 
 
 def downloads_on() -> bool:
-    return not store.switched_off(DOWNLOADS_ENV)
+    return store.env_switch(DOWNLOADS_ENV, True)
 
 
 NARROW = "narrow.svg"  # the frame drawn for a phone's width, print and small multiples: never a download
@@ -156,8 +156,8 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
             head, rows = store.from_json(kept.decode("utf-8"), ())
             return tuple(head), tuple(tuple(r) for r in rows)
         except (ValueError, TypeError) as e:
-            store.drop(path, f"figure cache: {path}, the data table of figure {fig_id!r} ({lang}), cannot be read "
-                       f"({type(e).__name__}: {e}): dropped, computing it again")
+            store.drop_kept(path, f"the data table of figure {fig_id!r} ({lang})", f"cannot be read "
+                            f"({type(e).__name__}: {e})", "computing it again")
     table = _data_table(fig_id, lang, data)
     cache.put(path, store.to_json(table).encode("utf-8"))
     return table

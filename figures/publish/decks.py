@@ -487,13 +487,13 @@ def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
     code = code_digest() if folder is not None and found else ""
     kept = {(home, scheme): None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
             for home, deck in found.items() for scheme in SCHEMES}
-    data = {k: None if path is None else store.read_kept(path, Path.read_bytes, "a slide deck") for k, path in kept.items()}
+    data = {k: None if path is None else store.kept(path, "a slide deck", folder=folder) for k, path in kept.items()}
     lacking = [home for home in found if any(data[home, scheme] is None for scheme in SCHEMES)]
     for home, pdfs in zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])):
         for scheme in SCHEMES:
             data[home, scheme] = pdfs[scheme]
             if kept[home, scheme] is not None:  # another build making the same deck writes the same bytes
-                store.write_kept(kept[home, scheme], pdfs[scheme], folder)
+                store.keep(kept[home, scheme], pdfs[scheme], folder)
     sizes = {}
     for (home, scheme), pdf in data.items():
         write(path(home, scheme), pdf)

@@ -77,7 +77,7 @@ def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
         return make()
     path = where / f"{hashlib.sha256(repr((code(tuple(sorted(figures))), key)).encode()).hexdigest()}.json"
 
-    def write(value, path: Path) -> bool:
-        return keep(value) and store.write_kept(path, json.dumps(value, ensure_ascii=False).encode("utf-8"), path.parent)
+    def dump(value) -> bytes | None:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8") if keep(value) else None
 
-    return store.kept_or_made(path, lambda p: json.loads(p.read_text(encoding="utf-8")), make, write, what)
+    return store.kept_or_made(path, json.loads, make, dump, what)

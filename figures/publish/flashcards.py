@@ -144,7 +144,9 @@ def anki_bytes(found: list[Card], lang: str) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for name, data in (("collection.anki2", collection), ("media", b"{}")):
-            dst.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED)
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.external_attr = 0o644 << 16  # rw-r--r-- once unpacked (none: unzip makes it 0600)
+            dst.writestr(info, data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
@@ -170,8 +172,7 @@ def files(docs_dir: Path, lang: str, site: str) -> dict[str, bytes]:
         return made
 
     return {path: store.kept_or_made(None if folder is None else folder / f"{key}.{path.rsplit('/', 1)[1]}",
-                                     Path.read_bytes, lambda path=path: make()[path],
-                                     lambda data, kept: store.write_kept(kept, data, kept.parent), "a glossary card file")
+                                     bytes, lambda path=path: make()[path], bytes, "a glossary card file")
             for path in download_names(lang).values()}
 
 

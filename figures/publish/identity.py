@@ -14,11 +14,19 @@ import datetime
 import os
 import re
 import tomllib
+import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from mha_ref import store
+
+# The checkout's, beside the code; for the code installed from a wheel (site-packages holds none),
+# the one in the folder the site is built in, beside mkdocs.yml (tests/test_wheel.py)
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+if not PYPROJECT.is_file():
+    PYPROJECT = Path.cwd() / "pyproject.toml"
 
 
 @dataclass(frozen=True)
@@ -62,15 +70,42 @@ RELEASE_ENV = "MIKE_DOCS_VERSION"  # what `mike deploy` sets for the build it ru
 LATEST = "latest"  # the alias of the newest release (README, "Releases"); the root redirects to it
 SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
 SOURCE_LINK_FIELDS = ("repository", "version", "path", "line")
+# A release's version is its folder on the Pages branch and its tag's name: plain X.Y.Z, so that no
+# version is mike's alias (LATEST), its versions.json or anything with a slash or space in it
+RELEASE_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
 # ---- the checks ---------------------------------------------------------------------------------
 # A URL is written into HTML attributes, the sitemap, BibTeX and figure metadata: any character
-# that could end an attribute or start a tag, or that no URL may hold unencoded, is refused.
+# that could end an attribute or start a tag, or that no URL may hold unencoded (RFC 3986: a brace
+# too, which would also leave a BibTeX entry unbalanced), is refused.
 
-UNSAFE = re.compile(r'[\s"\'<>`\\\x00-\x1f\x7f]')
+UNSAFE = re.compile(r'[\s"\'<>`\\{}\x00-\x1f\x7f]')
 CHARACTER_NAMES = {" ": "a space", '"': "a double quote", "'": "a single quote", "<": "an angle bracket",
-                   ">": "an angle bracket", "`": "a backtick", "\\": "a backslash"}
+                   ">": "an angle bracket", "`": "a backtick", "\\": "a backslash", "{": "a brace", "}": "a brace"}
+
+
+def bad_character(text: str) -> str | None:
+    """What is wrong with the first character of `text` that no one-line value may hold, if any:
+    a control character (C0, DEL, C1), a line or paragraph separator (U+2028, U+2029: line breaks
+    like \\n), a lone surrogate, or a noncharacter (U+FFFE, U+FFFF, U+FDD0..U+FDEF and each plane's
+    last two). XML 1.0 allows none of the C0 controls but tab, newline and return, no surrogate and
+    neither U+FFFE nor U+FFFF: a value holding one would make a figure's SVG no XML at all."""
+    for at, char in enumerate(text):
+        code = ord(char)
+        kind = unicodedata.category(char)
+        if kind == "Cc":
+            name = f"a control character ({char!r})"
+        elif kind in ("Zl", "Zp"):
+            name = f"a {'line' if kind == 'Zl' else 'paragraph'} separator (U+{code:04X})"
+        elif kind == "Cs":
+            name = f"a lone surrogate (U+{code:04X})"
+        elif 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+            name = f"a noncharacter (U+{code:04X})"
+        else:
+            continue
+        return f"it contains {name} at position {at}"
+    return None
 
 
 def _unsafe(text: str) -> str | None:
@@ -88,13 +123,16 @@ def url_problem(value: object, page_base: bool = False) -> str | None:
     site's own address, to which page paths are appended, so no query or fragment either."""
     if not isinstance(value, str):
         return f"it is {type(value).__name__}, not text"
-    if problem := _unsafe(value):
+    if problem := bad_character(value) or _unsafe(value):
         return problem
     parts = urlsplit(value)
     if parts.scheme.lower() not in ("http", "https") or not value[len(parts.scheme):].startswith("://"):
         return "it does not start with http:// or https://"
     if not parts.hostname:
         return "it has no host after the scheme"
+    if "@" in parts.netloc:
+        return ("it holds a user name or password before its host (user:password@), which every page, "
+                "citation and figure would publish")
     try:
         parts.port
     except ValueError:
@@ -148,9 +186,8 @@ class _Table:
         value = self.data[key]
         if not isinstance(value, str) or not value.strip():
             raise IdentityError(f"{self.source(key)} is not a valid value: it must be non-empty text")
-        if control := re.search(r"[\x00-\x1f\x7f]", value):
-            raise IdentityError(f"{self.source(key)} is not a valid value: it contains a control character "
-                                f"({control[0]!r})")
+        if problem := bad_character(value):
+            raise IdentityError(f"{self.source(key)} is not a valid value: {problem}")
         return value
 
     def url(self, key: str) -> str:
@@ -188,9 +225,9 @@ class _Table:
         return value
 
 
-def _site_url(own: _Table) -> str:
+def _site_url(own: _Table, environ: Mapping[str, str]) -> str:
     """MHA_SITE_URL if set, else pyproject's site_url: checked, ending in "/"."""
-    env = os.environ.get(SITE_URL_ENV)
+    env = environ.get(SITE_URL_ENV)
     value, source = (env, f"{SITE_URL_ENV}={env!r}") if env else (own.text("site_url"), own.source("site_url"))
     if problem := url_problem(value, page_base=True):
         raise IdentityError(f"{source} is not a valid site URL: {problem}")
@@ -204,7 +241,7 @@ def _site_url(own: _Table) -> str:
 
 RESERVED_NAMES = ("example.com", "example.net", "example.org")
 RESERVED_TOP_LEVEL = ("example", "test", "invalid")
-REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # set (non-empty, not 0): a placeholder site_url stops the build
+REQUIRE_SITE_URL_ENV = "MHA_REQUIRE_SITE_URL"  # a switch, off unless set (1): a placeholder site_url stops the build
 
 
 def is_placeholder(url: str) -> bool:
@@ -228,12 +265,15 @@ def placeholder_notice(site_url: str) -> str | None:
 
 def require_real_site_url() -> bool:
     """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
-    return os.environ.get(REQUIRE_SITE_URL_ENV, "") not in ("", "0")
+    return store.env_switch(REQUIRE_SITE_URL_ENV, False)
 
 
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IdentityError(f"{pyproject}: no such file, and it holds the site's identity ([tool.mha-explained]): "
+                            "build the site in the folder of its mkdocs.yml and pyproject.toml") from None
     except tomllib.TOMLDecodeError as e:
         raise IdentityError(f"{pyproject}: not valid TOML: {e}") from None
     for name in ("project", "tool.mha-explained"):
@@ -258,24 +298,37 @@ def _authors(project: _Table) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _release(version: str, pyproject: Path) -> str | None:
+def release_version_problem(version: str) -> str | None:
+    """Why `version` cannot be a release's (its folder on the Pages branch, its tag v<version>), in
+    words that end a sentence; None when it is a plain X.Y.Z."""
+    if RELEASE_VERSION.fullmatch(version):
+        return None
+    return ("a release's version is three numbers, X.Y.Z (1.2.0): it names the release's folder on the "
+            f"Pages branch, where {LATEST!r} is the newest release's alias and versions.json mike's list")
+
+
+def _release(version: str, pyproject: Path, environ: Mapping[str, str]) -> str | None:
     """The version this build releases: mike's (RELEASE_ENV), which must be pyproject's, the one
-    place a version is set; None when the build is not run by `mike deploy`."""
-    deployed = os.environ.get(RELEASE_ENV, "").strip()
+    place a version is set, and a plain X.Y.Z; None when the build is not run by `mike deploy`."""
+    deployed = environ.get(RELEASE_ENV, "").strip()
     if not deployed:
         return None
     if deployed != version:
         raise IdentityError(f"{RELEASE_ENV}={deployed!r} (mike deploy's version) is not {pyproject.name} [project] "
                             f"version = {version!r}: a release is deployed under the version it says it is "
                             f"(python -m figures.site.release reads it from {pyproject.name})")
+    if problem := release_version_problem(version):
+        raise IdentityError(f"{pyproject.name} [project] version = {version!r} cannot be released: {problem}")
     return version
 
 
-def load(pyproject: Path = PYPROJECT) -> Identity:
+def load(pyproject: Path = PYPROJECT, environ: Mapping[str, str] = os.environ) -> Identity:
+    """The identity a build has: pyproject's, with MHA_SITE_URL and mike's version from `environ`
+    (`environ={}`: what pyproject.toml alone says, as CITATION.cff repeats it)."""
     project, own = _tables(pyproject)
     repository = own.url("repository").rstrip("/")
     version = project.version("version")
-    release, home = _release(version, pyproject), _site_url(own)
+    release, home = _release(version, pyproject, environ), _site_url(own, environ)
     return Identity(
         title={"zh": own.text("title_zh"), "en": own.text("title_en")},
         authors=_authors(project),

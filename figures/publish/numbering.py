@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine import registry
 from ..kit.words import LANGS
 from ..text.constructs import FIGURE, MarkupError, outside_code
 
@@ -51,8 +52,12 @@ def _source(docs_dir: Path, page: str, lang: str) -> str:
 
 
 def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
-    """The figure ids a page places, in order; its twins in every language must agree."""
+    """The figure ids a page places, in order; its twins in every language must agree. An unknown
+    id, or a figure placed twice on the page, is refused here, naming the page's file and line,
+    before the build draws or numbers anything (a later step would meet it far from its line)."""
     found = {lang: outside_code(FIGURE, _source(docs_dir, page, lang)) for lang in langs}
+    for lang in langs:
+        _known_and_once(docs_dir, page, lang, found[lang])
     placed = {lang: [m["id"] for m in found[lang]] for lang in langs}
     first = placed[langs[0]]
     for lang in langs[1:]:
@@ -62,6 +67,25 @@ def placed_figures(docs_dir: Path, page: str, langs: list[str]) -> list[str]:
             raise MarkupError(f"{here}: the {lang} page places figures {placed[lang]}, but its {langs[0]} twin "
                               f"({there}) places {first}; twins place the same figures in the same order")
     return first
+
+
+def _known_and_once(docs_dir: Path, page: str, lang: str, found: list) -> None:
+    seen = set()
+    for m in found:
+        if m["id"] not in registry.ORDER:
+            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: unknown figure id {m['id']!r}; "
+                              f"registered ids: {', '.join(registry.ORDER)}")
+        if m["id"] in seen:
+            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: figure {m['id']!r} is placed twice; "
+                              "its anchor must be unique")
+        seen.add(m["id"])
+
+
+def _line(docs_dir: Path, page: str, lang: str, at: int) -> str:
+    """"docs/a.en.md:14": the page's file, and the line of the character `at` of its text."""
+    path = _path(docs_dir, page, lang).resolve()
+    line = path.read_text(encoding="utf-8").count("\n", 0, at) + 1
+    return f"{path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path}:{line}"
 
 
 def _first_difference(docs_dir: Path, page: str, lang: str, found: list, other: list[str]) -> str:

@@ -28,7 +28,5 @@ def files() -> dict[str, bytes]:
         from mha_ref import vectors  # computing them imports the whole reference: only on a cold cache
         return vectors.npz_bytes()
 
-    npz = store.kept_or_made(kept, Path.read_bytes, make,
-                             lambda data, path: store.write_kept(path, data, path.parent),
-                             "the self-check's test vectors")
+    npz = store.kept_or_made(kept, bytes, make, bytes, "the self-check's test vectors")
     return {VECTORS: npz, SCRIPT: SOURCE.read_bytes()}

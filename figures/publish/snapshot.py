@@ -173,4 +173,7 @@ def snapshot(root: Path = ROOT) -> dict:
 
 
 if __name__ == "__main__":
+    import argparse
+    argparse.ArgumentParser(prog="python -m figures.publish.snapshot",  # it takes no argument: any is refused
+                            description="This tree's snapshot, as JSON on stdout (what changed, figures/site/changes.py).").parse_args()
     json.dump(snapshot(), sys.stdout, ensure_ascii=False, sort_keys=True)

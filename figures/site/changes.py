@@ -44,7 +44,7 @@ from ..publish import identity, snapshot as snap
 from ..text.constructs import format_value
 from . import tables
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = identity.PYPROJECT.parent  # the checkout; for code installed from a wheel, the folder the site is built in
 PREVIOUS_ENV = "MHA_PREVIOUS_RELEASE"
 TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 CONSTRUCT = re.compile(r"^[ \t]*\{\{\s*changes\s*\}\}[ \t]*$", re.M)
@@ -72,7 +72,8 @@ def previous_release(root: Path = ROOT, version: str | None = None) -> str | Non
         return None
     if chosen:
         if _git(root, "rev-parse", "--verify", "--quiet", f"{chosen}^{{commit}}") is None:
-            raise ChangesError(f"{PREVIOUS_ENV}={chosen!r} names no tag or commit of this repository")
+            raise ChangesError(f"{PREVIOUS_ENV}={chosen!r} names no tag or commit of this repository: "
+                               "name a release's tag (vX.Y.Z), or none for no comparison")
         return chosen
     version = version or identity.load(root / "pyproject.toml").version
     tags = _git(root, "tag", "--merged", "HEAD", "--list", "v*")
@@ -124,11 +125,8 @@ def release_snapshot(tag: str, root: Path = ROOT) -> dict:
     folder = store.cache_folder()
     path = folder / "changes" / f"{commit}-{snap.FORMAT}.json" if folder is not None else None
 
-    def write(value, p: Path) -> bool:
-        return store.write_kept(p, lambda f: f.write(json.dumps(value).encode()), p.parent)
-
-    return store.kept_or_made(path, lambda p: json.loads(p.read_text(encoding="utf-8")),
-                              lambda: _tree_snapshot(root, tag), write, f"the snapshot of {tag}")
+    return store.kept_or_made(path, json.loads, lambda: _tree_snapshot(root, tag), lambda v: json.dumps(v).encode(),
+                              f"the snapshot of {tag}")
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ..engine import registry
 from ..publish import numbering
-from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name
+from ..publish.identity import IDENTITY, Identity, attribute_url, licence_name, percent_encoded
 from ..text import constructs
+from .offline import LICENCE_FILES
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
@@ -157,7 +158,7 @@ def bibtex(c: PageCitation) -> str:
     fields = {
         "title": "{" + _tex(c.title) + "}",  # braced again: BibTeX styles keep its case
         "author": " and ".join("{" + _tex(a) + "}" for a in c.identity.authors),
-        "url": c.url,
+        "url": percent_encoded(c.url),  # a lone brace or a quote would break the entry
         "urldate": PLACEHOLDER,
         "note": _tex(TEXT[c.lang]["note"].format(site=c.site, version=c.identity.version, date=c.date)),
         "year": c.date[:4],
@@ -207,14 +208,19 @@ def meta(c: PageCitation) -> dict:
     }
 
 
-def footer(lang: str, identity: Identity = IDENTITY) -> str:
+def footer(lang: str, identity: Identity = IDENTITY, root: str | None = None) -> str:
     """The footer's line (config.copyright, which Material prints unescaped, so every value is
-    escaped here), in the page's language."""
+    escaped here), in the page's language. `root`, in the offline copy: the way from this language's
+    pages to the copy's root ("" or "../"), where the licence names link the copies of the repository's
+    licence files (offline.LICENCE_FILES), not the licences' pages on their hosts: read without network."""
     def href(url: str) -> str:
         return html.escape(attribute_url(url))
+
+    def licence(which: str, url: str) -> str:
+        return href(url) if root is None else html.escape(root + LICENCE_FILES[which][1])  # [which]: (source, name)
     return TEXT[lang]["footer"].format(
-        content=html.escape(licence_name(identity.content_licence)), content_url=href(identity.content_licence_url),
-        code=html.escape(licence_name(identity.code_licence)), code_url=href(identity.code_licence_url),
+        content=html.escape(licence_name(identity.content_licence)), content_url=licence("content", identity.content_licence_url),
+        code=html.escape(licence_name(identity.code_licence)), code_url=licence("code", identity.code_licence_url),
         authors=html.escape(", ".join(identity.authors)), repository=href(identity.repository))
 
 

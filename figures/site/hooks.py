@@ -38,12 +38,27 @@ def on_config(config):
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     _forget_edited_code()
+    _check_environment(config)
     _show_figure_failures(config)
+    importlib.import_module("figures.site.jieba_cache").place()  # not left in the system's temporary folder
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
     _identify(config)
     return config
+
+
+def _check_environment(config) -> None:
+    """Every MHA_* variable asked once (figures/site/environment.py): a value one does not take stops
+    the build in one line naming it. MHA_BUILD_EN says whether the English pages are built."""
+    try:
+        environment = importlib.import_module("figures.site.environment")  # MHA_SITE_URL is read on import
+        environment.check()
+    except ValueError as e:
+        raise PluginError(str(e)) from None
+    for language in config.plugins["i18n"].config.languages:
+        if language.locale == "en":
+            language.build = environment.build_en()
 
 
 _imported_from: str | None = None  # the digest of our packages' files when their modules were imported
@@ -91,7 +106,9 @@ def _identify(config) -> None:
     if identity.IDENTITY.release and not importlib.import_module("figures.site.offline").wanted():
         config.extra["version"] = {"provider": "mike", "default": identity.LATEST, "alias": True}
     i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
-    config.copyright = cite.footer(i18n.current_language or i18n.default_language)
+    lang = i18n.current_language or i18n.default_language
+    root = importlib.import_module("figures.site.offline").footer_root(lang, i18n.default_language)
+    config.copyright = cite.footer(lang, root=root)  # the offline copy links its own licence files
 
 
 _placeholder_told = False  # on_config runs once per language: the line is said once
@@ -155,6 +172,7 @@ def on_files(files, config):
     files that the gen-files script placed from the cache (linked.py) are added here.
     """
     files = importlib.import_module("figures.site.offline").add_shim(files, config)
+    files = importlib.import_module("figures.site.offline").add_licences(files, config)
     files = importlib.import_module("figures.site.mathfont").add_font(files, config)
     lang, default = _lang(config), config.plugins["i18n"].default_language
     figures = importlib.import_module("figures.site.linked").add(files, config)  # what gen-files' script placed
@@ -311,25 +329,24 @@ def on_page_context(context, page, config, nav):
 
 
 def on_template_context(context, template_name, config):
-    """The 404 page links each language's home and knows the site's path (overrides/404.html)."""
+    """The 404 page and the worker's offline page link each language's home and know the site's
+    path (overrides/404.html, overrides/offline.html)."""
     language = importlib.import_module("figures.site.language")
-    if template_name == language.NOT_FOUND:
+    if template_name in language.SERVED_ANYWHERE:
         i18n = config.plugins["i18n"]
         langs = [lang.locale for lang in i18n.config.languages]
         context["mha_homes"] = language.homes(config.site_url, langs, i18n.default_language)
         identity = importlib.import_module("figures.publish.identity").IDENTITY
-        site = language.site_root(config.site_url)  # in a release, its folder under the published root
-        context["mha_404"] = {"site": site, "home": language.site_root(identity.home_url) if identity.release else site,
-                              "lang": _lang(config),
-                              "default": i18n.default_language,
-                              "others": [lang for lang in langs if lang != i18n.default_language]}
+        context["mha_404"] = context["mha_offline"] = language.not_found_facts(
+            config.site_url, _lang(config), i18n.default_language, langs, identity.release)
     return context
 
 
 def on_post_template(output_content, template_name, config):
-    """Each language's 404 page (404.html, en/404.html), its links from the site's root."""
+    """Each language's 404 page (404.html, en/404.html) and offline page (offline.html,
+    en/offline.html), their links from the site's root."""
     language = importlib.import_module("figures.site.language")
-    if template_name != language.NOT_FOUND:
+    if template_name not in language.SERVED_ANYWHERE:
         return output_content
     lang, default = _lang(config), config.plugins["i18n"].default_language
     homes = language.homes(config.site_url, _all_languages(config), default)
@@ -339,7 +356,7 @@ def on_post_template(output_content, template_name, config):
     if lang == default:
         return html
     # every language's build writes to the same site_dir: mkdocs would put this one over the root's
-    out = Path(config.site_dir) / lang / language.NOT_FOUND
+    out = Path(config.site_dir) / lang / template_name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return ""  # mkdocs writes no file for an empty template
@@ -375,7 +392,9 @@ def on_post_build(config):
         reading.add_zip(Path(config.site_dir), config.extra.get("mha_offline_zip"))
         search = config.plugins.get("material/search") or config.plugins.get("search")
         reading.without_other_search_languages(Path(config.site_dir), search.config.lang if search else [])
+        importlib.import_module("figures.site.language").with_site_names(Path(config.site_dir), also=[reading.WORKER])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
+        importlib.import_module("figures.site.linked").readable_by_all(Path(config.site_dir))  # whatever the umask
 
 
 def on_startup(command, dirty):

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from mkdocs.utils import get_relative_url
 
 from ..publish.identity import percent_encoded
+from . import offline_reading
 
 ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 
@@ -81,13 +82,38 @@ def with_twin_links(html: str, page_url: str, site_url: str | None, lang: str, d
 # ---- the 404 page: served at any address -----------------------------------------------------
 # A host serves the root 404.html for every missing address, /en/... too, at any depth: a link
 # relative to the page would miss. Each language's build writes its own (404.html, en/404.html),
-# every link and asset written from the site's root, which a <base> at the top of the head names:
-# the site's path (site_url) when the address is under it, else the host's root (a copy built for
-# a sub-path, previewed at a host's root). A tiny script in that head (overrides/404.html) sets
-# both, and sends a reader of a missing /en/... address to en/404.html, its address kept: the
-# English framing and search. Without script the <base> is the site's path, the page bilingual.
+# every link and asset written from the site's root, which a <base> at the top of the head names.
+# The build's address cannot say where that root is (a placeholder, a preview elsewhere, a release
+# tree whose 404 page serves every release's folder): a small script in that head (overrides/404.html)
+# finds it from the address, with the facts below, and leads a reader of a missing /en/... address
+# once to en/404.html, the address kept. Without script the <base> is the site's path, the page
+# bilingual.
 
 NOT_FOUND = "404.html"
+OFFLINE = offline_reading.OFFLINE  # the service worker's answer offline for a page it has not kept
+SERVED_ANYWHERE = (NOT_FOUND, OFFLINE)  # pages served at any address, their links from the site's root
+SITE_NAMES = "MHA-SITE-NAMES"  # in the 404 pages until the site is built: then its top-level names
+NOT_FOUND_MARKER = "assets/mha-page.js"  # a file every build holds at its root (extra_javascript)
+
+
+def not_found_facts(site_url: str | None, lang: str, default: str, langs: list[str], release: str | None) -> dict:
+    """What the 404 page's script knows: the build's site path (the <base> without script), its
+    language, the others, the release it is (None: no release), the site's top-level names (filled
+    in once the site is built, with_site_names) and the file it asks for to find the root."""
+    return {"site": site_root(site_url), "lang": lang, "default": default,
+            "others": [other for other in langs if other != default], "release": release,
+            "names": SITE_NAMES, "marker": NOT_FOUND_MARKER}
+
+
+def with_site_names(site_dir: Path, also: list[str] = ()) -> None:
+    """Every 404 page of the built site (404.html, <lang>/404.html) given the site's top-level
+    names: its root's files and folders, and `also` (those written after the 404 pages are final)."""
+    names = sorted({p.name for p in site_dir.iterdir() if not p.name.startswith(".")} | set(also))
+    names = json.dumps(names).replace("<", "\\u003c")
+    for page in [site_dir / NOT_FOUND, *site_dir.glob(f"*/{NOT_FOUND}")]:
+        html = page.read_text(encoding="utf-8")
+        if f'"{SITE_NAMES}"' in html:
+            page.write_text(html.replace(f'"{SITE_NAMES}"', names, 1), encoding="utf-8")
 
 
 MENU_ANY = re.compile(r'(<a href=")[^"]*(" hreflang=")([^"]*)(" class="md-select__link">)')
@@ -99,12 +125,21 @@ def menu_to_homes(html: str, homes: dict[str, str]) -> str:
     return MENU_ANY.sub(lambda m: m[1] + homes.get(m[3], homes[next(iter(homes))]) + m[2] + m[3] + m[4], html)
 
 
+MATERIAL_SCOPE = re.compile(r'__md_scope=new URL\("[^"]*",location\)')
+
+
 def from_site_root(html: str, site_url: str | None) -> str:
-    """The 404 page with every link, asset and Material __config URL that starts at the site's path
-    ("/REPO/...") written from the site's root instead ("..."), to be read against its <base>."""
+    """The 404 page with every link, asset, Material __config URL and the service worker's (the
+    mha-worker meta's: overrides/main.html) that starts at the site's path ("/REPO/...") written
+    from the site's root instead ("..."), to be read against its <base>; Material's scope too."""
     root = re.escape(site_root(site_url))
     html = re.sub(r'(<(?:a|link|script|img|source)\b[^>]*?\s(?:href|src|srcset)=")' + root + r'([^"]*")',
                   lambda m: m[1] + (m[2] if m[2] != '"' else './"'), html)
+    html = re.sub(r'<meta name="mha-worker"[^>]*>',
+                  lambda m: re.sub(r'(\s(?:content|data-script)=")' + root, r"\1", m[0]), html)
+    # Material's scope (its stored settings' keys; a release's versions.json, "../versions.json"
+    # from it): the site's root, which the <base> names once set
+    html = MATERIAL_SCOPE.sub('__md_scope=new URL(".",document.baseURI)', html, count=1)
     return re.sub(r'("(?:base|search)": ")' + root, r"\1", html)  # Material's __config (JSON)
 
 

@@ -7,14 +7,20 @@ thousand such files per language; creating a file costs far more than linking on
 A link shares the cached bytes: the cache replaces a file (a new file under the same name), never
 rewrites one in place, so a site already built keeps what it was built with. Where a link cannot be
 made (another disk, a file system without links) the file is copied, as MkDocs copies any other.
+A link also shares the kept file's mode: the cache keeps its files readable by all, and the built
+site is made so whole at the end (readable_by_all), whatever the umask, so that a web server running
+as another user serves it, and a zip of it unpacks so.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from mkdocs.structure.files import File
+
+from mha_ref.store import FOLDER_MODE, MODE
 
 # config key: the gen-files script's {path below docs/: kept file} for on_files to add (hooks.py)
 PLACED = "figure_files_linked"
@@ -53,3 +59,13 @@ def add(files, config) -> list[File]:
     for f in added:
         files.append(f)
     return added
+
+
+def readable_by_all(site_dir: Path) -> None:
+    """Every file of the built site MODE (0644), every folder FOLDER_MODE (0755): what a web server
+    running as another user needs, and what a zip of the site keeps. A link is left as it is."""
+    for folder, _, files in os.walk(site_dir):  # each folder once, links to folders not followed
+        for path, mode in [(folder, FOLDER_MODE), *((os.path.join(folder, name), MODE) for name in files)]:
+            st = os.lstat(path)
+            if not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) != mode:
+                os.chmod(path, mode)

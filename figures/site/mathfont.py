@@ -105,8 +105,7 @@ def cut_to_pages(site_dir: Path) -> None:
     key = hashlib.sha256(font + repr(sorted(used)).encode() + fontTools.version.encode()).hexdigest()[:32]
     folder = cache_folder()
     cut = store.kept_or_made(None if folder is None else folder / f"{key}.woff2", _read_font,
-                             lambda: subset(font, used), lambda data, path: store.write_kept(path, data, path.parent),
-                             "the maths' font cut to the pages")
+                             lambda: subset(font, used), bytes, "the maths' font cut to the pages")
     served.write_bytes(cut)
 
 
@@ -115,7 +114,6 @@ def cache_folder() -> Path | None:
     return store.cache_folder("math-font")
 
 
-def _read_font(path: Path) -> bytes:
-    data = path.read_bytes()
+def _read_font(data: bytes) -> bytes:
     TTFont(io.BytesIO(data))  # a damaged file fails here, and is made again
     return data

@@ -3,7 +3,10 @@
  * the digest of the build (every file of the site), the search worker's scripts, and whether this
  * worker only retires an earlier one (under `mkdocs serve`). Plain ES2017, no dependencies.
  *
- * - Pages (navigations): network first, so a new release shows at once; offline, the page kept.
+ * - Pages (navigations): network first, so a new release shows at once; offline, the page kept,
+ *   or for a page not kept the site's offline page of the address's language (BUILD.offline:
+ *   offline.html, en/offline.html, kept at install with each language's search index), which says
+ *   so and lists the pages kept.
  * - Everything else a page loads (styles, scripts, fonts, figures, the search index): from the
  *   cache first. A figure's URL stays when its bytes change, so the cache is named by the build's
  *   digest: a new build is a new sw.js, whose worker drops the older caches of its own scope when
@@ -22,8 +25,12 @@ const FROM_CACHE = new Set(['style', 'script', 'font', 'image', 'worker']); // a
 self.addEventListener('install', (event) => {
   self.skipWaiting();
   if (BUILD.retire) return;
-  // What Material's search worker imports (it runs before this worker controls the first page)
-  event.waitUntil(caches.open(CACHE).then((cache) => keep(cache, BUILD.search.map((p) => new URL(p, SCOPE).href))));
+  // What Material's search worker imports (it runs before this worker controls the first page),
+  // and the offline pages with their language's search index (beside them: search/), which the
+  // offline page of a language no page was read in searches with
+  const indexes = BUILD.offline.map((p) => p.replace(/[^/]*$/, 'search/search_index.json'));
+  const files = [...BUILD.search, ...BUILD.offline, ...indexes].map((p) => new URL(p, SCOPE).href);
+  event.waitUntil(caches.open(CACHE).then((cache) => keep(cache, files)));
 });
 
 self.addEventListener('activate', (event) => {
@@ -88,9 +95,20 @@ async function networkFirst(event) {
   });
   event.waitUntil(network.catch(() => null));
   const kept = await cache.match(key);
-  if (!kept) return network;
+  if (!kept) return network.catch((error) => offlinePage(cache, key).then((page) => page || Promise.reject(error)));
   const silent = new Promise((resolve) => { setTimeout(resolve, LIE_FI_MS, kept); });
   return Promise.race([network.catch(() => kept), silent]);
+}
+
+// The offline page of the language `url` is in (the one whose folder holds it, else the root's),
+// served at `url`: its links start at its <base>, which becomes the site's root. None if not kept.
+async function offlinePage(cache, url) {
+  const folder = (p) => new URL(p.replace(/[^/]*$/, ''), SCOPE).href;
+  const path = BUILD.offline.filter((p) => url.startsWith(folder(p))).sort((a, b) => b.length - a.length)[0];
+  const kept = path && await cache.match(new URL(path, SCOPE).href);
+  if (!kept) return null;
+  const html = (await kept.text()).replace(/<base href="[^"]*">/, `<base href="${SCOPE}">`);
+  return new Response(html, { status: 503, statusText: 'Offline', headers: { 'Content-Type': 'text/html; charset=utf-8' } });
 }
 
 async function cacheFirst(request) {

@@ -26,6 +26,11 @@ from mkdocs.structure.files import File, Files
 
 from mha_ref import store
 
+ROOT = Path(__file__).resolve().parents[2]
+# The repository's licence files (its file, the copy's name at the offline copy's root): read from
+# disk without network, the copy's footer links these (cite.footer), not the licences' own hosts.
+LICENCE_FILES = {"content": ("LICENSE-CONTENT.md", "LICENSE-CONTENT.txt"), "code": ("LICENSE", "LICENSE.txt")}
+
 SHIM = "assets/vendor/iframe-worker-shim.js"  # the plugin adds no shim of its own once one is named
 SHIM_PACKAGE = "iframe-worker@1.0.4"  # MIT, (c) Martin Donath; its shim/index.js is the file we serve
 NPM_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "npm"
@@ -146,3 +151,19 @@ def add_shim(files: Files, config) -> Files:
     if wanted() and files.get_file_from_path(SHIM) is None:
         files.append(File.generated(config, SHIM, abs_src_path=str(shim_source())))
     return files
+
+
+def add_licences(files: Files, config) -> Files:
+    """The licence files the offline copy's footer links (LICENCE_FILES), at its root; in the
+    offline build only."""
+    if wanted():
+        for source, name in LICENCE_FILES.values():
+            if files.get_file_from_path(name) is None:
+                files.append(File.generated(config, name, abs_src_path=str(ROOT / source)))
+    return files
+
+
+def footer_root(lang: str, default: str) -> str | None:
+    """The way from a page of `lang` to the site's root in the offline copy (its pages are files of
+    one folder per language: the default language's at the root), for cite.footer; None otherwise."""
+    return None if not wanted() else "" if lang == default else "../"

@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import zipfile
+import zlib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -28,7 +29,9 @@ WORKER = "sw.js"  # at the site's root: a worker's scope is its folder, and this
 WORKER_SOURCE = Path(__file__).with_name("offline-worker.js")
 ZIP_ENV = "MHA_OFFLINE_ZIP"
 ZIP = "mha-offline.zip"
+ZIP_LIMIT = 10**9  # bytes, zipped or unpacked: a zip larger is not the offline copy (tens of MB)
 LUNR = "assets/javascripts/lunr/"
+OFFLINE = "offline.html"  # one per language, answered offline for a page not kept (overrides/offline.html)
 
 
 def search_scripts(langs: list[str]) -> list[str]:
@@ -73,9 +76,10 @@ def build_digest(site_dir: Path, leave_out: tuple[str, ...] = (WORKER,)) -> str:
     return digest.hexdigest()[:16]
 
 
-def worker_source(version: str, search: list[str], retire: bool = False) -> str:
-    """sw.js: the worker with its build's facts in place of its /*BUILD*/ line."""
-    build = json.dumps({"version": version, "search": search, "retire": retire})
+def worker_source(version: str, search: list[str], retire: bool = False, offline: list[str] = ()) -> str:
+    """sw.js: the worker with its build's facts in place of its /*BUILD*/ line: `offline`, the
+    offline pages (offline.html, en/offline.html) from the site's root."""
+    build = json.dumps({"version": version, "search": search, "retire": retire, "offline": list(offline)})
     source = WORKER_SOURCE.read_text(encoding="utf-8")
     if source.count("/*BUILD*/") != 1:
         raise ValueError(f"{WORKER_SOURCE.name} must hold one /*BUILD*/ line")
@@ -99,7 +103,9 @@ def write_worker(site_dir: Path, search_langs: list[str], offline: bool, serving
     if offline:
         return
     version = "retired" if serving else build_digest(site_dir)  # serve's rebuilds need no digest
-    (site_dir / WORKER).write_text(worker_source(version, search_scripts(search_langs), retire=serving),
+    pages = sorted(p.relative_to(site_dir).as_posix() for p in [site_dir / OFFLINE, *site_dir.glob(f"*/{OFFLINE}")]
+                   if p.is_file())
+    (site_dir / WORKER).write_text(worker_source(version, search_scripts(search_langs), retire=serving, offline=pages),
                                    encoding="utf-8")
 
 
@@ -115,11 +121,24 @@ def offline_zip() -> Path | None:
     if not value:
         return None
     path = Path(value)
-    if not zipfile.is_zipfile(path):
+    if not path.is_file() or not zipfile.is_zipfile(path):
         raise PluginError(f"{ZIP_ENV}={value!r}: no zip file there (make one: README, 'A copy for a room without network')")
-    with zipfile.ZipFile(path) as z:
-        if "index.html" not in z.namelist():
-            raise PluginError(f"{ZIP_ENV}={value!r}: this zip has no index.html at its top, so it is not the offline copy")
+    try:
+        with zipfile.ZipFile(path) as z:
+            unpacked = sum(member.file_size for member in z.infolist())
+            if max(path.stat().st_size, unpacked) > ZIP_LIMIT:
+                raise PluginError(f"{ZIP_ENV}={value!r}: {size_text(max(path.stat().st_size, unpacked))} "
+                                  f"{'unpacked' if unpacked > path.stat().st_size else 'zipped'}, more than the "
+                                  f"{size_text(ZIP_LIMIT)} a reader is offered (the offline copy is tens of MB)")
+            if "index.html" not in z.namelist():
+                raise PluginError(f"{ZIP_ENV}={value!r}: this zip has no index.html at its top, so it is not the offline copy")
+            bad = z.testzip()  # every member read and its CRC checked
+            damaged = None if bad is None else f"its member {bad} fails its CRC check"
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+        damaged = f"{type(e).__name__}: {e}"
+    if damaged is not None:
+        raise PluginError(f"{ZIP_ENV}={value!r}: the zip is damaged ({damaged}); make it again "
+                          "(README, 'A copy for a room without network')")
     return path
 
 

@@ -121,6 +121,9 @@ def snapshot() -> dict[str, dict[str, list]]:
 
 
 if __name__ == "__main__":
+    import argparse
     import json
     import sys
+    argparse.ArgumentParser(prog="python -m figures.site.tables",  # it takes no argument: any is refused
+                            description="Every table's cells, as JSON on stdout (what changed, figures/site/changes.py).").parse_args()
     json.dump(snapshot(), sys.stdout, ensure_ascii=False, sort_keys=True)

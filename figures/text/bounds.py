@@ -15,6 +15,13 @@ The two ends of a range ("from 0.32 to 0.61", "在 0.32 到 0.61 之间") may ca
 and need none: whether inward or outward rounding is safe depends on the claim ("for every ratio in
 it" wants inward, "the value lies in it" outward, "falls from 0.95 to 0.52" the nearest), which only
 the writer can say.
+
+A negation a few words before the bound word (before the number, for a word after it: "不在 0.9
+以上") turns it around: "never drops below 1.79" and "is not
+below 1.79" say "at least 1.79" (round down), "is never more than", "没有超过" say "at most"
+(round up). A bound word may stand a few words before its number ("至少有 0.90", "at least a
+weight of 0.90"), except the everyday prepositions (over, under, above, below, up to) and the
+symbols, which bound only the number right after them ("the sum over the keys is 1.00" has none).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ BEFORE = {
     "at least": ("down", False), "no less than": ("down", False), "not less than": ("down", False),
     "no fewer than": ("down", False), "no lower than": ("down", False), "no smaller than": ("down", False),
     "above": ("down", True), "over": ("down", True), "more than": ("down", True), "greater than": ("down", True),
-    "higher than": ("down", True), "larger than": ("down", True), "exceeds": ("down", True),
+    "higher than": ("down", True), "larger than": ("down", True), "exceeds": ("down", True), "exceed": ("down", True),
     "≥": ("down", False), r"\ge": ("down", False), r"\geq": ("down", False), ">": ("down", True), r"\gt": ("down", True),
     "不低于": ("down", False), "不少于": ("down", False), "不小于": ("down", False), "至少": ("down", False),
     "最少": ("down", False),
@@ -56,9 +63,21 @@ def _alternatives(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-# Between the word and the number only spaces, emphasis and math delimiters; after the number a unit.
-# Not after a letter or digit, so that "thunder" is no "under" and the ">" of "<br>" no bound.
+# Between the word and the number spaces, emphasis and math delimiters, and for the words that
+# are never anything but a bound up to three words (an English word or a Chinese character each):
+# no punctuation, digit or other value. After the number a unit. Not after a letter or digit, so
+# that "thunder" is no "under" and the ">" of "<br>" no bound.
+ADJACENT_ONLY = {"over", "under", "above", "below", "up to", "≤", r"\le", r"\leq", "<", r"\lt",
+                 "≥", r"\ge", r"\geq", ">", r"\gt"}
+_WORD = r"[\s*_]*(?:[A-Za-z]+(?:['’][a-z]+)?|[\u4e00-\u9fff])"  # one word of a gap
 _BEFORE = re.compile(rf"(?<![A-Za-z0-9])(?P<word>{_alternatives(BEFORE)})[\s*_$（(]*$")
+_BEFORE_GAP = re.compile(rf"(?<![A-Za-z0-9])(?P<word>{_alternatives(set(BEFORE) - ADJACENT_ONLY)})"
+                         rf"(?:{_WORD}){{1,3}}[\s*_$（(]*$")
+# A negation up to two words before the bound word: "never drops below", "is not below", "没有超过".
+# Not "not only", nor the 不 of 不断 (keeps), 不同 (different), 不仅 (not only), 差不多 (about) and the like.
+_NEGATION = re.compile(r"(?:(?<![A-Za-z])(?:not(?!\s+(?:only|just|merely)\b)|never|no|nor|cannot|without"
+                       r"|[A-Za-z]+n['’]t)(?![A-Za-z])|没有?|未(?!来|必)|(?<!差)不(?![断同仅只但少久过论管多])|并非|绝非|无(?!论))"
+                       rf"(?:{_WORD}){{0,2}}[\s*_]*$")
 _AFTER = re.compile(rf"^[\s*_$]*(?:%|个百分点|个|次|倍)?[\s*_$）)]*(?P<word>{_alternatives(AFTER)})(?![A-Za-z])")
 # A range: the value after "from"/"between", or the one joined to another value by to/and/到/至/–.
 _JOIN = r"(?:to|through|到|至|–|—|~|～)"
@@ -69,15 +88,27 @@ _RANGE_AFTER = re.compile(rf"^[\s*_$%个]{{0,6}}{_JOIN}[\s*_$]*\{{\{{\s*value")
 _SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?\d*[,_]?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?$")
 
 
+def _negated(safe: str, strict: bool) -> tuple[str, bool]:
+    """The bound a negation makes of one: not(v < x) is v >= x; not(v <= x) is v > x."""
+    return ("down" if safe == "up" else "up"), not strict
+
+
 def bound_word(before: str, after: str) -> tuple[str, str, bool] | None:
     """The bound word right before (or after) a number: (word, safe direction, strict?).
 
     The safe direction is "up", "down", or "either" for an end of a range.
     """
-    if m := _BEFORE.search(before[-40:]):
-        return (m["word"], *BEFORE[m["word"]])
+    before = before[-120:]
+    if m := _BEFORE.search(before) or _BEFORE_GAP.search(before):
+        safe, strict = BEFORE[m["word"]]
+        if n := _NEGATION.search(before[:m.start()]):
+            return (" ".join(before[n.start():m.end("word")].split()), *_negated(safe, strict))
+        return (m["word"], safe, strict)
     if m := _AFTER.search(after[:40]):
-        return (m["word"], *AFTER[m["word"]])
+        safe, strict = AFTER[m["word"]]
+        if n := _NEGATION.search(before.rstrip("$（(")):  # "不在 0.9 以上", "no head gives 0.9 or more"
+            return (" ".join(before[n.start():].split()) + " … " + m["word"], *_negated(safe, strict))
+        return (m["word"], safe, strict)
     if _RANGE_BEFORE.search(before[-120:]) or _RANGE_AFTER.search(after[:40]):
         return ("range", "either", False)
     return None

@@ -300,10 +300,22 @@ def replace_outside_code(pattern: re.Pattern, replace: Callable[[re.Match], str]
     return Located(text, "").replace(pattern, lambda m, where: replace(m)).text
 
 
+# A printed number's spec asks for at most this wide a field and this many digits after the point
+# (a float has about 17 significant digits): `{{ value x .10000000f }}` would print a page of
+# ten million characters.
+SPEC_WIDTH, SPEC_PRECISION = 40, 17
+_SPEC_NUMBERS = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?")
+
+
 def format_value(v, spec: str | None, direction: str | None = None) -> str:
     """v as the page prints it: to the nearest, or up/down at the spec's precision."""
     if spec is None:
         spec = "," if isinstance(v, int) else ".2f"
+    m = _SPEC_NUMBERS.match(spec)
+    for what, text, most in (("width", m["width"], SPEC_WIDTH), ("precision", m["precision"], SPEC_PRECISION)):
+        if text and int(text) > most:
+            raise MarkupError(f"format spec {spec[:20] + '...' if len(spec) > 20 else spec!r}: a {what} of "
+                              f"{int(text) if len(text) < 12 else 'more than 10^11'}, where at most {most} is printed")
     try:
         return format(v if direction is None else bounds.rounded(v, spec, direction), spec)
     except ValueError as e:

@@ -23,6 +23,7 @@ of the code measuring reaches): they take about ten seconds of one core per seed
 from __future__ import annotations
 
 import functools
+import io
 import platform
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,11 +68,16 @@ def training_counts(config: lm_train.LMTrainConfig = lm_train.CONFIG) -> np.ndar
     folder = cache_folder()
     salt = f"{config!r} numpy {np.__version__} python {platform.python_version()}"
     path = None if folder is None else folder / f"counts-{store.CodeReach().digest((__name__, '_counted'), salt=salt)}.npy"
-    counts = store.kept_or_made(path, lambda p: np.load(p, allow_pickle=False), functools.partial(_counted, config),
-                                lambda a, p: store.write_kept(p, lambda f: np.save(f, a, allow_pickle=False), p.parent),
-                                "the training sentences' token counts")
+    counts = store.kept_or_made(path, lambda data: np.load(io.BytesIO(data), allow_pickle=False),
+                                functools.partial(_counted, config), _npy, "the training sentences' token counts")
     counts.setflags(write=False)  # shared by every caller
     return counts
+
+
+def _npy(a: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, a, allow_pickle=False)
+    return out.getvalue()
 
 
 def _counted(config: lm_train.LMTrainConfig) -> np.ndarray:
@@ -205,7 +211,7 @@ def seed_heads(seed: int) -> SeedHeads:
     later build, reads it from there."""
     folder = cache_folder()
     return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
-                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _write,
+                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _dump,
                               "head measurements")
 
 
@@ -217,15 +223,15 @@ def _measured(seed: int) -> SeedHeads:
 KEPT_TYPES = (SeedHeads, HeadVerdict, Pruning, roles.HeadMeasures, roles.ArcScore, imp.CurveStep)
 
 
-def _read(path: Path) -> SeedHeads:
-    s = store.from_json(path.read_text(encoding="utf-8"), KEPT_TYPES)
+def _read(data: bytes) -> SeedHeads:
+    s = store.from_json(data.decode("utf-8"), KEPT_TYPES)
     if not isinstance(s, SeedHeads):
         raise ValueError(f"a kept {type(s).__name__}, not SeedHeads")
     return s
 
 
-def _write(s: SeedHeads, path: Path) -> bool:
-    return store.write_kept(path, store.to_json(s).encode("utf-8"), path.parent)
+def _dump(s: SeedHeads) -> bytes:
+    return store.to_json(s).encode("utf-8")
 
 
 @functools.lru_cache(maxsize=32)  # a process reads the code it runs once; serve re-imports after an edit
@@ -451,9 +457,10 @@ def prepare() -> None:
     """Train every seed and measure its heads now (measuring trains the seed first, in the same
     process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
     before its frame is drawn or its data table made (figures.engine.render). With the disk cache
-    off there is nothing to keep."""
+    off they are kept in this process's memory (seed_heads), where figures.engine.render then runs
+    it and draws the figure; with a cache that cannot be written, nowhere, so nothing is done."""
     folder = cache_folder()
-    if folder is not None and store.cache_writable(folder):
+    if folder is None or store.cache_writable(folder):
         all_seeds()
 
 

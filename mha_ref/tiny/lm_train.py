@@ -2,7 +2,7 @@
 
 The sentences (training and held-out) are drawn from the configuration's data_seed, the same for
 every seed; a seed draws the first weights, the order of the batches and which tokens are masked.
-The arithmetic is float32 (lm.ModelConfig.dtype) on one thread (threadpoolctl), in a process whose
+The arithmetic is float32 (lm.Config.dtype) on one thread (threadpoolctl), in a process whose
 kernels are pinned to x86-64-v3 (arithmetic.py), so that the same commit should train the same
 weights from the same seed on every x86-64 machine with AVX2. tests/test_arithmetic.py checks that
 the pinned process computes with those kernels on this machine; no test compares weights trained on
@@ -14,16 +14,18 @@ length), cuts them into batches and shuffles the batches. The learning rate rise
 the first `warmup` steps, then falls linearly to a tenth of its peak.
 
 trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
-trained-lm/<digest>.npz (store.kept_or_made): the digest covers the code train()
+trained-lm/<digest>.npz (store.kept_or_made, sealed: .npz.sealed): the digest covers the code train()
 reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
 and numpy's and Python's versions. A process that finds another training the same weights waits for
-it (a lock per file); a file that cannot be read is dropped with a warning and trained again;
+it (a lock per file); a file that cannot be read, or is another seed's, is dropped with a warning
+and trained again;
 MHA_FIGURE_CACHE=0, or a folder that cannot be written, keeps the weights in memory only.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import platform
 from pathlib import Path
 from typing import NamedTuple
@@ -140,15 +142,16 @@ def cache_folder() -> Path | None:
     return store.cache_folder("trained-lm")
 
 
-def save(t: TrainedLM, path: Path) -> bool:
-    """Written whole under a temporary name, then renamed; whether it was (store.write_kept)."""
-    arrays = {**lm.named_arrays(t.model), "losses": t.losses}
-    return store.write_kept(path, lambda f: np.savez(f, **arrays), path.parent)
+def dump(t: TrainedLM) -> bytes:
+    """The weights and losses as an .npz (kept by store.kept_or_made)."""
+    out = io.BytesIO()
+    np.savez(out, **lm.named_arrays(t.model), losses=t.losses)
+    return out.getvalue()
 
 
-def load(path: Path, config: LMTrainConfig, seed: int) -> TrainedLM:
+def load(data: bytes, config: LMTrainConfig, seed: int) -> TrainedLM:
     template = lm.init(config.model, 0)  # the shapes; every array is replaced by the file's
-    with np.load(path) as a:
+    with np.load(io.BytesIO(data)) as a:
         model = lm.replace_arrays(template, [a[name] for name in lm.named_arrays(template)])
         return TrainedLM(model, a["losses"], config, seed)
 
@@ -158,7 +161,7 @@ def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None)
     return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
                               functools.partial(load, config=config, seed=seed),
                               functools.partial(arithmetic.run, __name__, "train", config, seed),
-                              save, "trained weights")
+                              dump, "trained weights")
 
 
 def trained(seed: int = 0, config: LMTrainConfig = CONFIG) -> TrainedLM:
