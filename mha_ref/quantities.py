@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .example import causal, expressiveness, one_head, reshape, scale, toy
-from .tiny import lm_heads
+from .tiny import lm_findings, lm_heads
 from . import costs, models, roles
 from .attention import MHATrace, attention, merge_heads, mha_trace
 
@@ -372,6 +372,7 @@ QUANTITIES.update(EXERCISES)
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
 # appears, and pruning by importance against random orders; never one seed's number alone.
 QUANTITIES.update(lm_heads.quantities())
+QUANTITIES.update(lm_findings.quantities())  # what the page reads further from the same measurements
 
 
 class UnknownValue(KeyError):

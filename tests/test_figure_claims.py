@@ -844,3 +844,88 @@ def test_voita_role_numbers_equal_facts():
     r = models.VOITA_ROLES
     assert (r["positional_pct"], r["rarest_pct"], r["two_rarest_pct"], r["all_roles_heads"]) == (90, 66, 83, 17)
     assert r["source"] in models.REFERENCES
+
+
+# seed-roles ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+def test_seed_roles_legend_names_every_kind_of_line_its_curves_draw(lang):
+    """Every line style of the pruning panels (the importance order, the random orders' dashed median)
+    has a legend entry of the same colour and style, and so has the band."""
+    from matplotlib.colors import same_color
+    from matplotlib.collections import PolyCollection
+    from figures.gallery import seed_roles
+    fig = seed_roles.draw(lang)
+    plt.close(fig)
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)
+    handles = legend.legend_handles
+    curves = [ax for ax in fig.axes if ax.collections and any(isinstance(c, PolyCollection) for c in ax.collections)]
+    assert len(curves) == 5
+    for ax in curves:
+        for line in ax.lines:
+            assert any(getattr(h, "get_linestyle", lambda: None)() == line.get_linestyle()
+                       and same_color(h.get_color(), line.get_color()) for h in handles if hasattr(h, "get_xdata")), \
+                (line.get_linestyle(), line.get_color())
+    assert any(same_color(h.get_facecolor(), seed_roles.BAND) for h in handles if not hasattr(h, "get_xdata"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
+    """The table under seed-roles names each pass (a head on one relation in one direction) with the
+    hits it could lose and still pass, and marks those within NEAR_SE standard errors of the bar."""
+    import re
+    from mha_ref import quantities
+    from mha_ref.tiny import lm_findings, lm_heads, voita
+    from figures.gallery import seed_roles
+    head, rows = seed_roles.data(lang)
+    column = head.index("句法检验的富余" if lang == "zh" else "syntactic passes, margin")
+    number = r"富余 (\d+) 条弧" if lang == "zh" else r"(\d+) arcs to spare"
+    shown = {(r[0], r[2]): [int(n) for n in re.findall(number, r[column])] for r in rows}
+    for s in lm_heads.all_seeds():
+        for v in s.heads:
+            scores = [v.measures.relation_hits[k] for k in v.syntactic]
+            assert shown[(str(s.seed), v.name)] == [lm_findings.spare_arcs(a) for a in scores]
+            for a in scores:  # a pass has arcs to spare, and losing one more hit than that fails it
+                assert voita.syntactic_on(a._replace(hits=a.hits - lm_findings.spare_arcs(a)))
+                assert not voita.syntactic_on(a._replace(hits=a.hits - lm_findings.spare_arcs(a) - 1))
+    near = "接近门槛" if lang == "zh" else "near the bar"
+    assert sum(r[column].count(near) for r in rows) == quantities.value("lm.syntactic.near")
+
+
+# trained-maps --------------------------------------------------------------------------------------
+def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
+    """Each frame draws, on the held-out sentence the module chooses, the weights of the seed's heads
+    the caption names: the best previous- and next-word heads (whose dark cells run just under and
+    just over the diagonal), a relation head passing in every seed that has a syntactic head, and the
+    best repeat head, its arcs outlined where the caption says."""
+    from mha_ref import quantities
+    from mha_ref.tiny import language, lm, lm_heads, lm_train
+    from figures.gallery import trained_maps as tm
+    s = tm.sentence()
+    assert len(s.tokens) - 1 <= tm.MOST_WORDS and any(a.relation == "repeat" for a in s.arcs)
+    assert any(h is s for h in lm_train.held_out())
+    keep = s.tokens != language.EOS
+    passing = 0
+    for seed in lm_train.SEEDS:
+        fig = tm.draw("en", seed)
+        plt.close(fig)
+        heads = lm_heads.seed_heads(seed)
+        maps = lm.attention_maps(lm_train.trained(seed).model, s)
+        for ax, (kind, title, v, outlined) in zip(fig.axes, tm.panels(seed, "en")):
+            drawn = ax.images[0].get_array()
+            assert np.array_equal(drawn, maps[v.measures.layer, v.measures.head][np.ix_(keep, keep)].astype(float))
+            assert title.startswith(v.name)
+            boxes = sorted((int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in ax.patches if p.get_label() == "outline")
+            assert boxes == sorted(outlined)
+            if kind in ("relation", "repeat"):  # the arcs, read from the query end: (dependent, head) for dep->head
+                _, key, _ = tm.relation_head(heads) if kind == "relation" else tm.repeat_head(heads)
+                relation, direction = key.split(":")
+                ends = [(a.dependent, a.head) for a in s.arcs if a.relation == relation and a.head >= 0]
+                assert boxes == sorted(e if direction == "dep->head" else e[::-1] for e in ends), (seed, kind)
+                assert boxes and f"{relation if kind == 'relation' else 'repeat'} (" in title
+            if kind in ("previous", "next"):
+                offset = -1 if kind == "previous" else 1
+                assert v is lm_heads.best_at(heads, offset)
+                rows = range(1, len(drawn)) if offset < 0 else range(len(drawn) - 1)
+                assert np.mean([drawn[q].argmax() == q + offset for q in rows]) >= 0.75, (seed, kind)
+        passing += tm.relation_head(heads)[2]
+    assert passing == quantities.value("lm.seeds.syntactic")  # "passes a relation of this sentence in ... seeds"

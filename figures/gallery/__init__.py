@@ -35,6 +35,7 @@ ORDER = (
     "head-ablation",
     "pruning-evidence",
     "seed-roles",
+    "trained-maps",
     # section 5: concatenate, then mix
     "concat-slots",
     "head-outputs",

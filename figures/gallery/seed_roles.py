@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from mha_ref.tiny import importance as imp
-from mha_ref.tiny import lm_heads
+from mha_ref.tiny import lm_findings, lm_heads
 
 from ..kit.style import INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
@@ -56,11 +56,28 @@ def apart_relations(v: lm_heads.HeadVerdict) -> tuple[str, ...]:
                  if any(voita.syntactic_on(a) for k, a in v.apart.items() if k.split(":", 1)[0] == r))
 
 
+DIRECTION_NAMES = {"dep->head": ("依存词→中心词", "dependent→head"), "head->dep": ("中心词→依存词", "head→dependent")}
+
+
+def verdict_margins(v: lm_heads.HeadVerdict, lang: str) -> str:
+    """Each syntactic pass of the head: relation, direction, the arcs it has to spare (hits it could
+    lose and still pass), marked when within lm_findings.NEAR_SE standard errors of the bar."""
+    cells = []
+    for key in v.syntactic:
+        relation, direction = key.split(":", 1)
+        a = v.measures.relation_hits[key]
+        near = pick(lang, "，接近门槛", ", near the bar") if lm_findings.near_bar(a) else ""
+        cells.append(pick(lang, f"{relation}（{DIRECTION_NAMES[direction][0]}）富余 {lm_findings.spare_arcs(a)} 条弧{near}",
+                          f"{relation} ({DIRECTION_NAMES[direction][1]}) {lm_findings.spare_arcs(a)} arcs to spare{near}"))
+    return pick(lang, "；", "; ").join(cells) or "-"
+
+
 def data(lang: str):
-    """Per seed and pruning step: the head masked, its roles, the arcs kept apart, the loss after it
-    and the random orders' median there."""
+    """Per seed and pruning step: the head masked, its roles, each syntactic pass with its arcs to
+    spare, the arcs kept apart, the loss after it and the random orders' median there."""
     head = [pick(lang, "种子", "seed"), pick(lang, "第几个被掩码", "masked at step"), pick(lang, "头", "head"),
-            pick(lang, "角色", "roles"), pick(lang, "另外报告", "kept apart"), pick(lang, "掩码后的损失", "loss after"),
+            pick(lang, "角色", "roles"), pick(lang, "句法检验的富余", "syntactic passes, margin"),
+            pick(lang, "另外报告", "kept apart"), pick(lang, "掩码后的损失", "loss after"),
             pick(lang, "随机顺序的中位数", "random orders' median")]
     rows = []
     for s in lm_heads.all_seeds():
@@ -68,6 +85,7 @@ def data(lang: str):
         for k, h in enumerate(s.pruning.order, 1):
             v = s.heads[h]
             rows.append([str(s.seed), str(k), v.name, ", ".join(pick(lang, *ROLE_NAMES[r]) for r in v.roles) or "-",
+                         verdict_margins(v, lang),
                          ", ".join(pick(lang, *APART_NAMES[r]) for r in apart_relations(v)) or "-",
                          f"{s.pruning.curve[k].loss:.3f}", f"{band.median[k]:.3f}"])
     return head, rows
@@ -112,7 +130,8 @@ def legend_handles(lang: str):
     apart = [Line2D([], [], marker=m, color=c, ls="none", ms=5, label=pick(lang, *APART_NAMES[r]))
              for r, (m, c) in APART_MARKS.items()]
     curves = [Line2D([], [], color=INK, marker="o", ms=2.5, lw=1.4, label=pick(lang, "按重要性", "importance order")),
-              Patch(facecolor=BAND, label=pick(lang, "随机顺序", "random orders"))]
+              Patch(facecolor=BAND, label=pick(lang, "随机顺序", "random orders")),
+              Line2D([], [], color=MUTED, ls="--", lw=1.2, label=pick(lang, "随机顺序的中位数", "random orders' median"))]
     return roles + apart + curves
 
 

@@ -1,6 +1,6 @@
 """One arithmetic for training and measuring page 4's model, whichever x86-64 machine builds the site.
 
-Float64 on one thread gives the same weights from the same seed on one machine, but not on every
+One thread gives the same weights from the same seed on one machine, but not on every
 machine: OpenBLAS picks its matrix kernels by processor (AVX-512 kernels sum in another order than
 AVX2 ones), and numpy picks its loops by processor too. A model trained on an AVX-512 machine came
 out different from the same seed trained on an AVX2 machine, enough to move one relation of page 4

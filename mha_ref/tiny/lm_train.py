@@ -2,9 +2,11 @@
 
 The sentences (training and held-out) are drawn from the configuration's data_seed, the same for
 every seed; a seed draws the first weights, the order of the batches and which tokens are masked.
-The arithmetic is float64 on one thread (threadpoolctl), in a process whose kernels are pinned to
-x86-64-v3 (arithmetic.py), so the same commit trains the same weights from the same seed on every
-x86-64 machine with AVX2.
+The arithmetic is float32 (lm.Config.dtype) on one thread (threadpoolctl), in a process whose
+kernels are pinned to x86-64-v3 (arithmetic.py), so that the same commit should train the same
+weights from the same seed on every x86-64 machine with AVX2. tests/test_arithmetic.py checks that
+the pinned process computes with those kernels on this machine; no test compares weights trained on
+two machines.
 
 Batches hold sentences of about one length (less padding to compute): each pass over the
 training sentences shuffles them, sorts them by length (a stable sort keeps the shuffle within a
