@@ -8,7 +8,8 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 # the only files that start mkdocs or chromium: the fixtures that mark the tests using them
-OWNERS = {"conftest.py", "site_builds.py"}
+OWNERS = {"conftest.py", "site_builds.py",
+          "test_wheel.py"}  # runs `mkdocs build` with the wheel's own Python: a slow module, its build test marked by hand
 # `mkdocs build` or `serve` run (or ProperDocs', the same build), chromium looked for, Playwright started
 STARTS = re.compile(r'"(?:mkdocs|properdocs)",\s*"(build|serve)"|which\("chromium|sync_playwright')
 

@@ -133,7 +133,7 @@ def test_the_code_page_shows_split_heads_with_a_shape_comment_on_every_line():
     assert "def split_heads(" in snippet and "def merge_heads(" in snippet
     body = [line for line in snippet.splitlines()
             if line.strip() and not line.startswith("def ") and not line.strip().startswith('"""')]
-    assert len(body) == 6
+    assert len(body) == 8 and sum("checks." in line for line in body) == 2  # each: its input checked, then 3 lines
     for line in body:
         assert re.search(r"# .*\[[^\]]*\]", line), line  # a comment naming a shape: [..., n, d_model]
     for lang in LANGS:

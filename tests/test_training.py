@@ -281,6 +281,8 @@ def test_with_the_cache_off_a_prepare_and_its_figures_frames_run_here(monkeypatc
     fake = types.SimpleNamespace(PREPARE=lambda: ran.append(os.getpid()))
     monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "peak-dip" else real_get(fig_id))
     monkeypatch.setattr(render, "_render_task", lambda task: ("drawn by", os.getpid()))  # a forked worker's too
+    import multiprocessing  # forked, so that the workers run the lambda above (a session that drew would not fork)
+    monkeypatch.setattr(render, "_start_method", lambda *args, **kwargs: multiprocessing.get_context("fork"))
     monkeypatch.setenv(store.CACHE_ENV, "0")
     assert render._prepare(tasks, jobs=2) == [] and ran == [os.getpid()]
     drawn = list(render.render_many(tasks, jobs=2))

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mha_ref import store
+
 from ..engine import registry
 from ..kit.words import LANGS
 from ..text.constructs import FIGURE, MarkupError, outside_code
@@ -121,7 +123,7 @@ def figure_numbers(docs_dir: Path, nav: list, langs: list[str]) -> dict[str, Fig
 def mkdocs_config(path: Path = ROOT / "mkdocs.yml") -> dict:
     """mkdocs.yml as plain data, for what reads it outside MkDocs (the CLI, tests): `!ENV [NAME, default]`
     is NAME's value read as YAML, or the default, as MkDocs reads it; any other tag (!!python/name: ...)
-    is None."""
+    is None; the English language's `build` is MHA_BUILD_EN's (build_en), as the hooks set it."""
     import os
 
     import yaml
@@ -139,7 +141,20 @@ def mkdocs_config(path: Path = ROOT / "mkdocs.yml") -> dict:
 
     Loader.add_constructor("!ENV", env)
     Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+    for plugin in config.get("plugins", []):  # MHA_BUILD_EN, as hooks.on_config sets it for MkDocs
+        for language in (plugin.get("i18n") or {}).get("languages", []) if isinstance(plugin, dict) else []:
+            if language.get("locale") == "en":
+                language["build"] = build_en()
+    return config
+
+
+BUILD_EN_ENV = "MHA_BUILD_EN"  # a switch, on unless "0" (or off, no, false): the Chinese pages alone
+
+
+def build_en() -> bool:
+    """Whether the English pages are built too (mkdocs.yml's en language; hooks.on_config sets it)."""
+    return store.env_switch(BUILD_EN_ENV, True)
 
 
 def site_numbers(langs=LANGS) -> dict:

@@ -14,12 +14,7 @@ from ..engine import pool
 from ..publish import bundles, identity
 from . import changes, offline, offline_reading
 
-BUILD_EN_ENV = "MHA_BUILD_EN"  # a switch, on unless "0" (or off, no, false): the Chinese pages alone
-
-
-def build_en() -> bool:
-    """Whether the English pages are built too (mkdocs.yml's en language; hooks.on_config sets it)."""
-    return store.env_switch(BUILD_EN_ENV, True)
+from ..publish.numbering import build_en  # MHA_BUILD_EN: read outside MkDocs (the CLI) the same way
 
 
 def _previous_release() -> None:
