@@ -106,10 +106,6 @@ class HeadMeasures(NamedTuple):
         total = self.n if self.rare_of is None else self.rare_of
         return self.rare_hits / total if total else float("nan")
 
-    @property
-    def relation_share(self) -> dict[str, float]:
-        return {r: hits[0] / hits[1] for r, hits in self.relation_hits.items()}
-
 
 def _square(weights) -> np.ndarray:
     w = np.asarray(weights, dtype=float)

@@ -174,7 +174,7 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bo
     is kept), each in a process of its own, and with `wait` wait for it (_await). Their frames are
     drawn once it is done, so that a frame's time limit counts its drawing, not that work, which the
     PREPARE keeps on disk where the frames read it; fill_cache draws the other figures meanwhile.
-    Drawn one by one here (jobs=1, with no time limit), a frame does the work itself. The processes."""
+    Drawn one by one here (jobs=1, with no time limit), a frame does the work itself."""
     if jobs == 1 or not tasks:
         return []
     wanted = []

@@ -17,7 +17,7 @@ For one seed:
 
 all_seeds() does it for every seed of lm_train.SEEDS; `python -m mha_ref.tiny.lm_heads` prints it.
 seed_heads keeps each seed's measurements on disk beside the weights (lm-heads/<digest>.json, a digest
-of the code measuring reaches): they take about ten seconds of one core per seed.
+of the code measuring reaches): they take about twenty seconds of one core per seed.
 """
 
 from __future__ import annotations
