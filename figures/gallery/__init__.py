@@ -51,6 +51,7 @@ ORDER = (
     "reshape-pitfall",
     "causal-mask",
     "published-models",
+    # section 8: attention as today's models run it
     # reference page (the reference page)
     "flow-diagram",
     "heads-vs-bleu",
