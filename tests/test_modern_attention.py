@@ -231,3 +231,122 @@ def test_window_and_wavelength_bad_input(call, error, words):
     with pytest.raises(error) as e:
         call()
     assert words in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Attention a tile of keys at a time
+# --------------------------------------------------------------------------------------------
+
+from mha_ref import flash_attention, flash_trace  # noqa: E402
+
+
+def masks_for(n, rng):
+    """No mask, causal, a sliding window with a sink, and a random one with a fully masked row."""
+    random = rng.random((n, n)) < 0.4
+    random[0] = False  # query 0 may read nothing: its output must be 0, as in attention()
+    return {"none": None, "causal": np.tril(np.ones((n, n), dtype=bool)),
+            "window": sliding_window_mask(n, 3, sinks=1), "random": random}
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 7, 12])
+def test_flash_equals_attention_for_every_block_and_mask(n):
+    rng = np.random.default_rng(n)
+    q, k, v = rng.normal(size=(3, n, 4)) * 2
+    worst = 0.0
+    for name, mask in masks_for(n, rng).items():
+        expected, _ = mha_ref.attention(q, k, v, mask=mask)
+        for block in range(1, n + 3):  # 1, every divisor and non-divisor of n, and more than n
+            got = flash_attention(q, k, v, block, mask=mask)
+            assert got.shape == expected.shape and got.dtype == np.float64
+            worst = max(worst, float(np.max(np.abs(got - expected))))
+            assert np.allclose(got, expected, rtol=0, atol=1e-12), (name, block)
+    print(f"n={n}: largest difference from attention() over every block and mask: {worst:.1e}")
+
+
+def test_flash_with_batch_and_head_axes_and_more_keys_than_queries():
+    rng = np.random.default_rng(1)
+    q = rng.normal(size=(2, 3, 5, 8))  # batch, heads, n_q, d_k
+    k, v = rng.normal(size=(2, 2, 3, 11, 8))  # n_k = 11 keys
+    mask = rng.random((5, 11)) < 0.7
+    expected, _ = mha_ref.attention(q, k, v, mask=mask)
+    for block in (1, 3, 4, 11, 20):
+        assert np.allclose(flash_attention(q, k, v, block, mask=mask), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("size", [1e4, 1e300])
+def test_flash_stays_finite_on_huge_scores(size):
+    """Scores of 1e4 (exp overflows past about 709) and of 1e300: the running maximum keeps every
+    exponent <= 0, so nothing overflows, and the result is still attention's."""
+    rng = np.random.default_rng(2)
+    n = 9
+    q = rng.normal(size=(n, 1)) * math.sqrt(size)
+    k = rng.normal(size=(n, 1)) * math.sqrt(size)
+    v = rng.normal(size=(n, 3))
+    assert np.max(np.abs(q @ k.T)) > 1000  # exp() of such a score is inf: the naive softmax fails
+    with np.errstate(over="raise", invalid="raise"):  # an overflow or a nan anywhere raises here
+        for block in (1, 2, 4, 9):
+            got = flash_attention(q, k, v, block)
+            assert np.all(np.isfinite(got))
+            assert np.allclose(got, mha_ref.attention(q, k, v)[0], rtol=0, atol=1e-12)
+
+
+def test_flash_trace_holds_attention_over_the_keys_seen_so_far():
+    rng = np.random.default_rng(4)
+    n, block = 10, 3
+    q, k, v = rng.normal(size=(3, n, 4)) * 1.5
+    mask = sliding_window_mask(n, 4, sinks=1)
+    t = flash_trace(q, k, v, block, mask=mask)
+    assert t.stops.tolist() == [3, 6, 9, 10]
+    assert t.m.shape == t.l.shape == t.rescale.shape == (4, n) and t.acc.shape == t.out.shape == (4, n, 4)
+    scores = np.where(mask, q @ k.T / 2.0, -np.inf)  # d_k = 4: divided by sqrt(4)
+    for i, stop in enumerate(t.stops):
+        seen = scores[:, :stop]  # the keys of tiles 0 .. i, straight from the definitions
+        m = seen.max(axis=1)
+        assert np.allclose(t.m[i], m, rtol=1e-15, atol=0)  # the tile products may round differently
+        has_key = m > -np.inf
+        e = np.exp(seen[has_key] - m[has_key, None])
+        assert np.allclose(t.l[i][has_key], e.sum(axis=1), rtol=1e-13)
+        assert np.allclose(t.acc[i][has_key], e @ v[:stop], rtol=0, atol=1e-12)
+        assert np.all(t.l[i][~has_key] == 0) and np.all(t.out[i][~has_key] == 0)  # nothing allowed yet
+        so_far, _ = mha_ref.attention(q, k[:stop], v[:stop], mask=mask[:, :stop])
+        assert np.allclose(t.out[i], so_far, rtol=0, atol=1e-12)
+    assert np.allclose(t.out[-1], mha_ref.attention(q, k, v, mask=mask)[0], rtol=0, atol=1e-12)
+    assert np.array_equal(t.out[-1], flash_attention(q, k, v, block, mask=mask))
+
+
+def test_a_new_maximum_rescales_what_came_before():
+    """One query, keys whose scores rise from tile to tile: each tile brings a new maximum, and
+    the old denominator and sum are multiplied by exp(old max - new max) < 1."""
+    q = np.array([[1.0]])
+    k = np.array([[0.0], [1.0], [5.0], [2.0], [9.0], [3.0]])  # scores (d_k = 1): the same numbers
+    v = np.arange(6.0)[:, None]
+    t = flash_trace(q, k, v, 2)
+    assert t.m[:, 0].tolist() == [1.0, 5.0, 9.0]
+    assert t.rescale[0, 0] == 0.0  # the first tile: nothing before it to rescale
+    assert math.isclose(t.rescale[1, 0], math.exp(1.0 - 5.0)) and math.isclose(t.rescale[2, 0], math.exp(5.0 - 9.0))
+    # the denominator after tile 1, by hand: tile 0's terms rescaled to the new maximum 5, plus tile 1's
+    by_hand = (math.exp(0 - 1) + math.exp(1 - 1)) * math.exp(1 - 5) + math.exp(5 - 5) + math.exp(2 - 5)
+    assert math.isclose(t.l[1, 0], by_hand, rel_tol=1e-15)
+    # a tile whose scores stay below the maximum rescales by exactly 1
+    t2 = flash_trace(q, k[::-1], v[::-1], 2)  # largest score (9) in the first tile
+    assert np.all(t2.rescale[1:] == 1.0)
+    assert np.allclose(t.out[-1], mha_ref.attention(q, k, v)[0], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda q: flash_attention(q, q, q, 0), ValueError, "block, the number of keys in a tile, must be a whole number >= 1"),
+    (lambda q: flash_attention(q, q, q, 2.0), TypeError, "block, the number of keys in a tile, must be a whole number"),
+    (lambda q: flash_attention(q, q, q, True), TypeError, "block, the number of keys in a tile, must be"),
+    (lambda q: flash_attention(q, q[:, :2], q, 2), ValueError, "q and k must share their last axis d_k"),
+    (lambda q: flash_attention(q, q, q[:3], 2), ValueError, "k and v must have the same number of keys"),
+    (lambda q: flash_attention(q, q, q, 2, mask=np.ones((4, 4))), TypeError, "mask must be boolean"),
+    (lambda q: flash_attention(q, q, q, 2, mask=np.ones((3, 5), dtype=bool)), ValueError, "does not broadcast"),
+    (lambda q: flash_trace(np.full_like(q, np.nan), q, q, 2), ValueError, "q contains non-finite"),
+    (lambda q: flash_attention(q * 1e200, q * 1e200, q, 2), ValueError, "the attention scores overflowed"),
+])
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the overflow that is refused
+def test_flash_bad_input(call, error, words):
+    q = np.random.default_rng(0).normal(size=(5, 4)) + 1
+    with pytest.raises(error) as e:
+        call(q)
+    assert words in str(e.value)
