@@ -23,10 +23,10 @@ BUDGET = 60.0  # seconds a cold train may take: it runs inside a cold build of t
 LM_CHILD = '''
 import json, resource, sys, time
 start = time.perf_counter()
-from mha_ref import store
+from figures.keep import disk
 from mha_ref.tiny import lm, lm_train
 seed = int(sys.argv[1])
-path = store.sealed_path(lm_train.cache_folder() / f"{lm_train.code_digest(lm_train.CONFIG, seed)}.npz")
+path = disk.sealed_path(lm_train.cache_folder() / f"{lm_train.code_digest(lm_train.CONFIG, seed)}.npz")
 existed = path.exists()
 call = time.perf_counter()
 t = lm_train.trained(seed)

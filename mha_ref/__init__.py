@@ -10,8 +10,7 @@ checks (checks.py) and the backward pass (backward.py). Beside it, each imported
   from it, with the demonstrations of scaling and of narrow heads;
 - tiny/: page 4's model: a generated language, a small trained model, its heads measured;
 - roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/;
-- quantities.py: the one registry of named numbers that pages print ({{ value NAME }});
-- store.py: keeping results on disk (atomic writes, the cache switch, digests of the code reached).
+- quantities.py: the one registry of named numbers that pages print ({{ value NAME }}).
 """
 
 from .attention import (

@@ -22,7 +22,7 @@ from figures.kit import style
 from figures.publish import decks
 from figures.site import slides
 from figures.text.constructs import first_sentence
-from mha_ref import store
+from figures.keep import disk
 
 
 def _frame(height: float, word: str, image: bool = False) -> bytes:
@@ -226,7 +226,7 @@ def test_the_slides_section_links_each_deck_the_build_wrote_under_a_name_of_its_
 def test_every_page_of_the_built_site_links_its_decks_with_a_slide_per_frame(site, lang, root):
     import mkdocs.config
     from figures.publish.numbering import figure_numbers
-    from mha_ref.store import ROOT
+    from figures.keep.disk import ROOT
     numbers = figure_numbers(ROOT / "docs", mkdocs.config.load_config(str(ROOT / "mkdocs.yml")).nav, ["zh", "en"])
     gallery = BeautifulSoup((site / root / "gallery" / "index.html").read_text(encoding="utf-8"), "html.parser")
     listed = [a["href"] for a in gallery.select('a[href*="/slides/"]')]
@@ -258,7 +258,7 @@ def test_a_deck_kept_in_the_cache_is_read_not_made_again(made, tmp_path, monkeyp
     assert sizes == {path: len(data) for path, data in first.items()}
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pytest.fail("a kept deck was made again"))
     decks.write_all({}, "en", None, again.__setitem__)
-    kept = sorted((tmp_path / "decks").glob("*.pdf" + store.SEALED))
+    kept = sorted((tmp_path / "decks").glob("*.pdf" + disk.SEALED))
     assert again == first and len(kept) == 2
     kept[0].write_bytes(kept[0].read_bytes()[:-100])  # truncated: made again
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pdfs)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from mha_ref.tiny import arithmetic, language, lm, lm_train
-from mha_ref import store
+from figures.keep import disk
 from test_backward import ATOL, RTOL, numeric_grad
 
 TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # d_k = 2; 2 layers x 4 heads, as the real model
@@ -294,8 +294,8 @@ def test_learning_rate_warms_up_then_falls_to_a_tenth():
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
     lm_train._trained.cache_clear()
     yield tmp_path / "trained-lm"
     lm_train._trained.cache_clear()
@@ -303,7 +303,7 @@ def cache(tmp_path, monkeypatch):
 
 def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkeypatch):
     t = lm_train.trained(1, SMALL)
-    path = store.sealed_path(cache / f"{lm_train.code_digest(SMALL, 1)}.npz")
+    path = disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, 1)}.npz")
     assert path.is_file() and lm_train.code_digest(SMALL, 1) != lm_train.code_digest(SMALL, 0)
     lm_train._trained.cache_clear()
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # training would call the stub in this process
@@ -317,47 +317,47 @@ def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkey
 
 def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
     t = lm_train.trained(0, SMALL)
-    path = store.sealed_path(cache / f"{lm_train.code_digest(SMALL, 0)}.npz")
+    path = disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, 0)}.npz")
     path.write_bytes(path.read_bytes()[:500])  # truncated
     lm_train._trained.cache_clear()
     again = lm_train.trained(0, SMALL)
     np.testing.assert_array_equal(again.model.embed, t.model.embed)
-    assert [r.getMessage() for r in caplog.records if r.name == store.log.name] == [
+    assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {path}, trained weights, is damaged (its bytes do not match the digest kept with them): "
         "dropped, making it again"]
 
 
 def test_two_seeds_weights_swapped_are_dropped_and_trained_again(cache, caplog):
     trained = [lm_train.trained(seed, SMALL) for seed in (0, 1)]
-    paths = [store.sealed_path(cache / f"{lm_train.code_digest(SMALL, seed)}.npz") for seed in (0, 1)]
+    paths = [disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, seed)}.npz") for seed in (0, 1)]
     data = [p.read_bytes() for p in paths]
     paths[0].write_bytes(data[1])  # each a whole, valid file of weights, but the other seed's
     paths[1].write_bytes(data[0])
     lm_train._trained.cache_clear()
     for seed, t in zip((0, 1), trained):
         np.testing.assert_array_equal(lm_train.trained(seed, SMALL).model.embed, t.model.embed)
-    assert [r.getMessage() for r in caplog.records if r.name == store.log.name] == [
+    assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {p}, trained weights, holds a file kept under another name (moved or swapped): "
         "dropped, making it again" for p in paths]
     for p in paths:  # trained again, and kept under the right name
-        store.unseal(p.read_bytes(), p.with_suffix(""))
+        disk.unseal(p.read_bytes(), p.with_suffix(""))
 
 
 def test_prepare_trains_and_measures_every_seed_unless_the_cache_cannot_be_written(monkeypatch, tmp_path):
     from mha_ref.tiny import lm_heads
     calls = []
     monkeypatch.setattr(lm_heads, "seed_heads", lambda seed: calls.append(seed))
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, str(tmp_path))
     lm_heads.prepare()
     assert calls == []  # kept nowhere: each frame does the work itself
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
     lm_heads.prepare()
     # the seeds side by side, each measured once, through every head (which trains it)
     assert sorted(calls) == sorted(lm_train.SEEDS)
     assert len(lm_train.SEEDS) >= 5
     calls.clear()
-    monkeypatch.setenv(store.CACHE_ENV, "0")  # kept in memory, where figures.engine.render runs it
+    monkeypatch.setenv(disk.CACHE_ENV, "0")  # kept in memory, where figures.engine.render runs it
     lm_heads.prepare()
     assert sorted(calls) == sorted(lm_train.SEEDS)
 

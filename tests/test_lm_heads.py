@@ -10,7 +10,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mha_ref import quantities, roles, store
+from figures.keep import disk
+from mha_ref import quantities, roles
 from mha_ref.tiny import importance as imp
 from mha_ref.tiny import arithmetic, language, lm, lm_heads, lm_train
 
@@ -504,8 +505,8 @@ def test_every_seed_has_a_first_layer_head_whose_usual_offset_is_the_neighbour()
 
 @pytest.fixture
 def kept(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
     lm_heads.seed_heads.cache_clear()
     yield tmp_path / "lm-heads"
     lm_heads.seed_heads.cache_clear()
@@ -517,7 +518,7 @@ def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # measuring calls the stub in this process
     monkeypatch.setattr(lm_heads, "_measured", lambda seed: calls.append(seed) or measured)
     assert lm_heads.seed_heads(3) is measured
-    path = store.sealed_path(kept / f"{lm_heads.code_digest(3)}.json")
+    path = disk.sealed_path(kept / f"{lm_heads.code_digest(3)}.json")
     assert path.is_file() and calls == [3]
     lm_heads.seed_heads.cache_clear()
     back = lm_heads.seed_heads(3)

@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 import pypdf
 from pypdf import generic as g
 
-from mha_ref import store
+from ..keep import disk, reach
 
 from ..engine import dark, pool, registry, render
 from ..engine.render import frames
@@ -468,14 +468,14 @@ def key(deck: Deck, scheme: str, code: str) -> str:
     return h.hexdigest()[:32]
 
 
-def code_digest(root: Path = store.ROOT) -> str:
+def code_digest(root: Path = disk.ROOT) -> str:
     """A digest of the code a deck is made with, as far as it reaches (CodeReach: this module and
     what it calls, the figures' style and the dark rule included)."""
-    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdfs"))
+    return reach.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdfs"))
 
 
 def cache_folder() -> Path | None:
-    return store.cache_folder("decks")
+    return disk.cache_folder("decks")
 
 
 def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
@@ -487,13 +487,13 @@ def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
     code = code_digest() if folder is not None and found else ""
     kept = {(home, scheme): None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
             for home, deck in found.items() for scheme in SCHEMES}
-    data = {k: None if path is None else store.kept(path, "a slide deck", folder=folder) for k, path in kept.items()}
+    data = {k: None if path is None else disk.kept(path, "a slide deck", folder=folder) for k, path in kept.items()}
     lacking = [home for home in found if any(data[home, scheme] is None for scheme in SCHEMES)]
     for home, pdfs in zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])):
         for scheme in SCHEMES:
             data[home, scheme] = pdfs[scheme]
             if kept[home, scheme] is not None:  # another build making the same deck writes the same bytes
-                store.keep(kept[home, scheme], pdfs[scheme], folder)
+                disk.keep(kept[home, scheme], pdfs[scheme], folder)
     sizes = {}
     for (home, scheme), pdf in data.items():
         write(path(home, scheme), pdf)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from mha_ref import store
+from ..keep import disk
 
 from ..kit.words import LANGS
 from ..publish import identity, snapshot as snap
@@ -97,8 +97,8 @@ def _tree_snapshot(root: Path, tag: str) -> dict:
             shutil.copyfile(root / SNAPSHOT_MODULE, tree / SNAPSHOT_MODULE)
         env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
         env.pop(identity.RELEASE_ENV, None)  # the old tree's version is its own, not the one being deployed
-        folder = store.cache_folder()  # its trained models and measurements, shared when its code is the same
-        env[store.CACHE_ENV] = str(folder.resolve()) if folder is not None else "0"
+        folder = disk.cache_folder()  # its trained models and measurements, shared when its code is the same
+        env[disk.CACHE_ENV] = str(folder.resolve()) if folder is not None else "0"
         run = subprocess.run([sys.executable, "-m", "figures.publish.snapshot"], cwd=tree, capture_output=True,
                              text=True, env=env)
         if run.returncode != 0:
@@ -122,10 +122,10 @@ def release_snapshot(tag: str, root: Path = ROOT) -> dict:
     commit = _git(root, "rev-parse", f"{tag}^{{commit}}")
     if commit is None:
         raise ChangesError(f"{tag} names no commit")
-    folder = store.cache_folder()
+    folder = disk.cache_folder()
     path = folder / "changes" / f"{commit}-{snap.FORMAT}.json" if folder is not None else None
 
-    return store.kept_or_made(path, json.loads, lambda: _tree_snapshot(root, tag), lambda v: json.dumps(v).encode(),
+    return disk.kept_or_made(path, json.loads, lambda: _tree_snapshot(root, tag), lambda v: json.dumps(v).encode(),
                               f"the snapshot of {tag}")
 
 

@@ -32,7 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import roles, store
+from figures.keep import as_json, disk, reach, switches
+
+from .. import roles
 from . import importance as imp
 from . import arithmetic, language, lm, lm_train, voita
 
@@ -67,8 +69,8 @@ def training_counts(config: lm_train.LMTrainConfig = lm_train.CONFIG) -> np.ndar
     configuration: a build reads it instead of writing out every training sentence again."""
     folder = cache_folder()
     salt = f"{config!r} numpy {np.__version__} python {platform.python_version()}"
-    path = None if folder is None else folder / f"counts-{store.CodeReach().digest((__name__, '_counted'), salt=salt)}.npy"
-    counts = store.kept_or_made(path, lambda data: np.load(io.BytesIO(data), allow_pickle=False),
+    path = None if folder is None else folder / f"counts-{reach.CodeReach().digest((__name__, '_counted'), salt=salt)}.npy"
+    counts = disk.kept_or_made(path, lambda data: np.load(io.BytesIO(data), allow_pickle=False),
                                 functools.partial(_counted, config), _npy, "the training sentences' token counts")
     counts.setflags(write=False)  # shared by every caller
     return counts
@@ -210,7 +212,7 @@ def seed_heads(seed: int) -> SeedHeads:
     measuring reaches, the weights' code included (code_digest): every process of a build, and every
     later build, reads it from there."""
     folder = cache_folder()
-    return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
+    return disk.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
                               _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _dump,
                               "head measurements")
 
@@ -224,14 +226,14 @@ KEPT_TYPES = (SeedHeads, HeadVerdict, Pruning, roles.HeadMeasures, roles.ArcScor
 
 
 def _read(data: bytes) -> SeedHeads:
-    s = store.from_json(data.decode("utf-8"), KEPT_TYPES)
+    s = as_json.from_json(data.decode("utf-8"), KEPT_TYPES)
     if not isinstance(s, SeedHeads):
         raise ValueError(f"a kept {type(s).__name__}, not SeedHeads")
     return s
 
 
 def _dump(s: SeedHeads) -> bytes:
-    return store.to_json(s).encode("utf-8")
+    return as_json.to_json(s).encode("utf-8")
 
 
 @functools.lru_cache(maxsize=32)  # a process reads the code it runs once; serve re-imports after an edit
@@ -240,12 +242,12 @@ def code_digest(seed: int) -> str:
     what it reaches among it, so the weights' code too; comments and docstrings left out), the seed,
     numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
     salt = f"seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
-    return store.CodeReach().digest((__name__, "_measured"), salt=salt)
+    return reach.CodeReach().digest((__name__, "_measured"), salt=salt)
 
 
 def cache_folder() -> Path | None:
-    """Where the measurements are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    return store.cache_folder("lm-heads")
+    """Where the measurements are kept: under the figure cache's folder (figures.keep.disk), None if off."""
+    return disk.cache_folder("lm-heads")
 
 
 def all_seeds(seeds: Sequence[int] = lm_train.SEEDS) -> tuple[SeedHeads, ...]:
@@ -259,7 +261,7 @@ def _side_by_side(each: Callable[[int], SeedHeads], seeds: Sequence[int]) -> lis
     measurement runs in a process of its own (arithmetic.run); where the arithmetic cannot be pinned
     they run here, one after the other. Another process that needs the same seed waits for it (a
     lock per kept file) and reads it."""
-    side_by_side = min(len(seeds), store.cores()) if arithmetic.pins() else 1
+    side_by_side = min(len(seeds), switches.cores()) if arithmetic.pins() else 1
     if side_by_side <= 1:
         return [each(s) for s in seeds]
     with ThreadPoolExecutor(side_by_side) as threads:
@@ -460,7 +462,7 @@ def prepare() -> None:
     off they are kept in this process's memory (seed_heads), where figures.engine.render then runs
     it and draws the figure; with a cache that cannot be written, nowhere, so nothing is done."""
     folder = cache_folder()
-    if folder is None or store.cache_writable(folder):
+    if folder is None or disk.cache_writable(folder):
         all_seeds()
 
 

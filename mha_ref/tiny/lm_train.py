@@ -13,9 +13,9 @@ training sentences shuffles them, sorts them by length (a stable sort keeps the 
 length), cuts them into batches and shuffles the batches. The learning rate rises linearly over
 the first `warmup` steps, then falls linearly to a tenth of its peak.
 
-trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
-trained-lm/<digest>.npz (store.kept_or_made, sealed: .npz.sealed): the digest covers the code train()
-reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
+trained(seed) keeps the weights in the figure cache's folder (figures.keep.disk.cache_folder) under
+trained-lm/<digest>.npz (disk.kept_or_made, sealed: .npz.sealed): the digest covers the code train()
+reaches (figures.keep.reach.CodeReach, comments and docstrings left out), the configuration, the seed
 and numpy's and Python's versions. A process that finds another training the same weights waits for
 it (a lock per file); a file that cannot be read, or is another seed's, is dropped with a warning
 and trained again;
@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .. import store
+from figures.keep import disk, reach
 from . import arithmetic, language, lm
 
 
@@ -134,16 +134,16 @@ def code_digest(config: LMTrainConfig = CONFIG, seed: int = 0) -> str:
     """sha256 of what decides the weights: the code train() reaches (without comments or docstrings),
     the config, the seed, numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
     salt = f"{config!r} seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
-    return store.CodeReach().digest((__name__, "train"), salt=salt)
+    return reach.CodeReach().digest((__name__, "train"), salt=salt)
 
 
 def cache_folder() -> Path | None:
-    """Where trained weights are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    return store.cache_folder("trained-lm")
+    """Where trained weights are kept: under the figure cache's folder (figures.keep.disk), None if off."""
+    return disk.cache_folder("trained-lm")
 
 
 def dump(t: TrainedLM) -> bytes:
-    """The weights and losses as an .npz (kept by store.kept_or_made)."""
+    """The weights and losses as an .npz (kept by disk.kept_or_made)."""
     out = io.BytesIO()
     np.savez(out, **lm.named_arrays(t.model), losses=t.losses)
     return out.getvalue()
@@ -158,7 +158,7 @@ def load(data: bytes, config: LMTrainConfig, seed: int) -> TrainedLM:
 
 @functools.lru_cache(maxsize=16)
 def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None) -> TrainedLM:
-    return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
+    return disk.kept_or_made(None if folder is None else folder / f"{digest}.npz",
                               functools.partial(load, config=config, seed=seed),
                               functools.partial(arithmetic.run, __name__, "train", config, seed),
                               dump, "trained weights")
