@@ -9,8 +9,7 @@ checks (checks.py) and the backward pass (backward.py). Beside it, each imported
 - example/: the running example (six tokens, four hand-built heads) and what the pages compute
   from it, with the demonstrations of scaling and of narrow heads;
 - tiny/: page 4's model: a generated language, a small trained model, its heads measured;
-- roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/;
-- quantities.py: the one registry of named numbers that pages print ({{ value NAME }}).
+- roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/.
 """
 
 from .attention import (

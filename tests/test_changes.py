@@ -111,7 +111,7 @@ def this_tree():
 
 
 def test_the_snapshot_of_this_tree_has_every_number_and_every_page_with_its_anchors(this_tree):
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert set(this_tree["quantities"]) == set(quantities.QUANTITIES)
     assert all(not isinstance(v, dict) for v in this_tree["quantities"].values())  # every one computed
     nav = yaml.safe_load(re.sub(r"!\w+.*", "", (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]

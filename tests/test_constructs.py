@@ -87,7 +87,7 @@ def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_ow
 
 
 def test_a_value_that_fails_names_its_line(monkeypatch):
-    from mha_ref import quantities
+    from figures.numbers import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
     assert _error("\n\n{{ value broken.zero }}").startswith(f"{PAGE}:3: the value 'broken.zero' failed: ZeroDivisionError")
 
@@ -235,7 +235,7 @@ def test_indented_code_is_left_as_written_where_python_markdown_makes_it_code(te
 
 def test_a_construct_in_indented_code_is_not_read_at_all():
     text = "Write a figure like this:\n\n    {{ figure no-such-figure }}\n    {{ vaule x }}\n\nand a number: {{ value toy.n }}.\n"
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert _expand(text) == text.replace("{{ value toy.n }}", str(quantities.value("toy.n")))
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from figures.keep import disk
-from mha_ref import quantities, roles
+from mha_ref import roles
+from figures.numbers import quantities
 from mha_ref.tiny import importance as imp
 from mha_ref.tiny import arithmetic, language, lm, lm_heads, lm_train
 

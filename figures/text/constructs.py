@@ -4,7 +4,7 @@
                                number is site-wide (figures/publish/numbering.py) and, on a page that
                                reuses the figure, links back to the page that explains it
     {{ figure ID start=VALUE }} the same, opening on another frame (VALUE: a control value, or its file name, e.g. h2)
-    {{ value NAME }}           a number computed by mha_ref (mha_ref.quantities), e.g.
+    {{ value NAME }}           a number computed by mha_ref (figures.numbers.quantities), e.g.
     {{ value NAME .2f }}       with a Python format spec
     {{ value NAME .2f up }}    rounded up (or `down`) at the spec's precision, exactly: next to a bound
                                word ("at most", "不低于", ...) the rounding must keep the bound true
@@ -32,7 +32,7 @@ line of its figure module.
 
 This module is the language itself: what each construct looks like, where code begins and ends,
 and the two expansions that need nothing from the site: numbers ({{ value }}, from
-mha_ref.quantities) and screen/print words. Captions, downloads and pages all share it; how a
+figures.numbers.quantities) and screen/print words. Captions, downloads and pages all share it; how a
 figure or a table becomes HTML is the site's (figures/site/markup.py).
 """
 
@@ -48,7 +48,7 @@ import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
-from mha_ref import quantities
+from ..numbers import quantities
 
 from . import bounds, maths
 

@@ -111,7 +111,7 @@ def below_all(s: lm_heads.SeedHeads, k: int) -> bool:
 
 
 def quantities() -> dict[str, Callable[[], float | int]]:
-    """Facts over every seed, for mha_ref.quantities."""
+    """Facts over every seed, for figures.numbers.quantities."""
     seeds_where, over = lm_heads.seeds_where, lm_heads.over_seeds
 
     def every(per_verdict, reduce):  # reduce over every verdict of every seed

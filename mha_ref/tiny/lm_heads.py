@@ -380,7 +380,7 @@ LATE = 6  # heads masked where the importance order is read against the best ran
 
 
 def quantities() -> dict[str, Callable[[], float | int]]:
-    """Facts over every seed of lm_train.SEEDS, none from one seed alone, for mha_ref.quantities."""
+    """Facts over every seed of lm_train.SEEDS, none from one seed alone, for figures.numbers.quantities."""
     cfg = lm_train.CONFIG
     last = cfg.model.layers - 1
     q: dict[str, Callable[[], float | int]] = {
