@@ -16,8 +16,7 @@ import pytest
 import machine_cache
 from checkout_copy import copy_checkout
 from figures.engine.cache import ENV, WHOLE
-from figures.keep import disk, switches
-from mha_ref.tiny import lm_heads, lm_train
+from figures.keep import disk, switches, tiny_lm
 from figures.publish import bundles
 from figures.publish import expansions
 from figures.site import mathfont
@@ -45,7 +44,7 @@ def figure_cache(tmp_path_factory, request):
     # a folder; otherwise the machine's, shared by clones
     named = os.environ.get(ENV, "").strip() and not switches.switched_off(ENV)
     folder, shared = tmp_path_factory.mktemp("figure-cache"), []
-    for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
+    for name, kept in (("trained-lm", tiny_lm.weights_folder()), ("lm-heads", tiny_lm.heads_folder()),
                        ("math-font", mathfont.cache_folder()), ("code", disk.cache_folder("code")),
                        (bundles.PUBLISHED, disk.cache_folder(bundles.PUBLISHED)),
                        (bundles.TABLES, disk.cache_folder(bundles.TABLES)), *((name, disk.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),

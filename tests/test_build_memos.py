@@ -17,7 +17,7 @@ from figures.engine.render import render_files
 from figures.publish import bundles
 from figures.publish.numbering import site_numbers
 from figures.site import hooks
-from figures.keep import disk, reach
+from figures.keep import disk, reach, tiny_lm
 from mha_ref.tiny import lm_heads
 
 
@@ -113,16 +113,16 @@ def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
 
 def test_the_training_counts_are_kept_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
-    lm_heads.training_counts.cache_clear()
-    counts = lm_heads.training_counts()
+    tiny_lm.training_counts.cache_clear()
+    counts = tiny_lm.training_counts()
     assert counts.sum() == sum(len(s.tokens) for s in lm_heads.lm_train.data()[0])
 
     def refused(config):
         raise AssertionError("counted again")
-    monkeypatch.setattr(lm_heads, "_counted", refused)
-    lm_heads.training_counts.cache_clear()
-    assert (lm_heads.training_counts() == counts).all()
-    lm_heads.training_counts.cache_clear()
+    monkeypatch.setattr(lm_heads, "training_counts", refused)
+    tiny_lm.training_counts.cache_clear()
+    assert (tiny_lm.training_counts() == counts).all()
+    tiny_lm.training_counts.cache_clear()
 
 
 def test_a_build_forgets_our_modules_only_when_their_files_changed(tmp_path, monkeypatch):

@@ -874,13 +874,14 @@ def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
     hits it could lose and still pass, and marks those within NEAR_SE standard errors of the bar."""
     import re
     from figures.numbers import quantities
-    from mha_ref.tiny import lm_findings, lm_heads, voita
+    from figures.keep import tiny_lm
+    from mha_ref.tiny import lm_findings, voita
     from figures.gallery import seed_roles
     head, rows = seed_roles.data(lang)
     column = head.index("句法检验的富余" if lang == "zh" else "syntactic passes, margin")
     number = r"富余 (\d+) 条弧" if lang == "zh" else r"(\d+) arcs to spare"
     shown = {(r[0], r[2]): [int(n) for n in re.findall(number, r[column])] for r in rows}
-    for s in lm_heads.all_seeds():
+    for s in tiny_lm.all_seeds():
         for v in s.heads:
             scores = [v.measures.relation_hits[k] for k in v.syntactic]
             assert shown[(str(s.seed), v.name)] == [lm_findings.spare_arcs(a) for a in scores]
@@ -898,6 +899,7 @@ def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
     just over the diagonal), a relation head passing in every seed that has a syntactic head, and the
     best repeat head, its arcs outlined where the caption says."""
     from figures.numbers import quantities
+    from figures.keep import tiny_lm
     from mha_ref.tiny import language, lm, lm_heads, lm_train
     from figures.gallery import trained_maps as tm
     s = tm.sentence()
@@ -908,8 +910,8 @@ def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
     for seed in lm_train.SEEDS:
         fig = tm.draw("en", seed)
         plt.close(fig)
-        heads = lm_heads.seed_heads(seed)
-        maps = lm.attention_maps(lm_train.trained(seed).model, s)
+        heads = tiny_lm.seed_heads(seed)
+        maps = lm.attention_maps(tiny_lm.trained(seed).model, s)
         for ax, (kind, title, v, outlined) in zip(fig.axes, tm.panels(seed, "en")):
             drawn = ax.images[0].get_array()
             assert np.array_equal(drawn, maps[v.measures.layer, v.measures.head][np.ix_(keep, keep)].astype(float))

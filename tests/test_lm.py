@@ -1,6 +1,6 @@
 """The masked language model (mha_ref.tiny.lm), its training (lm_train) and its language (language).
 
-Every backward step of lm.py is checked against central finite differences in float64, as
+Every backward step of lm.py (lm.py) is checked against central finite differences in float64, as
 test_backward.py checks the attention's: layer norm, the MLP, the embeddings, the cross-entropy, the
 gated attention (gates included), a whole block, and the whole model on a tiny configuration. A
 wrong factor (a missing 1 / n in the layer norm's mean, say) is far outside RTOL.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from mha_ref.tiny import arithmetic, language, lm, lm_train
-from figures.keep import disk
+from figures.keep import disk, tiny_lm
 from test_backward import ATOL, RTOL, numeric_grad
 
 TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # d_k = 2; 2 layers x 4 heads, as the real model
@@ -296,19 +296,19 @@ def test_learning_rate_warms_up_then_falls_to_a_tenth():
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
-    lm_train._trained.cache_clear()
+    tiny_lm._trained.cache_clear()
     yield tmp_path / "trained-lm"
-    lm_train._trained.cache_clear()
+    tiny_lm._trained.cache_clear()
 
 
 def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkeypatch):
-    t = lm_train.trained(1, SMALL)
-    path = disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, 1)}.npz")
-    assert path.is_file() and lm_train.code_digest(SMALL, 1) != lm_train.code_digest(SMALL, 0)
-    lm_train._trained.cache_clear()
+    t = tiny_lm.trained(1, SMALL)
+    path = disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, 1)}.npz")
+    assert path.is_file() and tiny_lm.weights_digest(SMALL, 1) != tiny_lm.weights_digest(SMALL, 0)
+    tiny_lm._trained.cache_clear()
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # training would call the stub in this process
     monkeypatch.setattr(lm_train, "train", lambda *a: pytest.fail("trained again"))
-    loaded = lm_train.trained(1, SMALL)
+    loaded = tiny_lm.trained(1, SMALL)
     assert loaded is not t and loaded.seed == 1
     for a, b in zip(lm.arrays(t.model), lm.arrays(loaded.model), strict=True):
         np.testing.assert_array_equal(a, b)
@@ -316,11 +316,11 @@ def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkey
 
 
 def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
-    t = lm_train.trained(0, SMALL)
-    path = disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, 0)}.npz")
+    t = tiny_lm.trained(0, SMALL)
+    path = disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, 0)}.npz")
     path.write_bytes(path.read_bytes()[:500])  # truncated
-    lm_train._trained.cache_clear()
-    again = lm_train.trained(0, SMALL)
+    tiny_lm._trained.cache_clear()
+    again = tiny_lm.trained(0, SMALL)
     np.testing.assert_array_equal(again.model.embed, t.model.embed)
     assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {path}, trained weights, is damaged (its bytes do not match the digest kept with them): "
@@ -328,14 +328,14 @@ def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
 
 
 def test_two_seeds_weights_swapped_are_dropped_and_trained_again(cache, caplog):
-    trained = [lm_train.trained(seed, SMALL) for seed in (0, 1)]
-    paths = [disk.sealed_path(cache / f"{lm_train.code_digest(SMALL, seed)}.npz") for seed in (0, 1)]
+    trained = [tiny_lm.trained(seed, SMALL) for seed in (0, 1)]
+    paths = [disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, seed)}.npz") for seed in (0, 1)]
     data = [p.read_bytes() for p in paths]
     paths[0].write_bytes(data[1])  # each a whole, valid file of weights, but the other seed's
     paths[1].write_bytes(data[0])
-    lm_train._trained.cache_clear()
+    tiny_lm._trained.cache_clear()
     for seed, t in zip((0, 1), trained):
-        np.testing.assert_array_equal(lm_train.trained(seed, SMALL).model.embed, t.model.embed)
+        np.testing.assert_array_equal(tiny_lm.trained(seed, SMALL).model.embed, t.model.embed)
     assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {p}, trained weights, holds a file kept under another name (moved or swapped): "
         "dropped, making it again" for p in paths]
@@ -344,26 +344,25 @@ def test_two_seeds_weights_swapped_are_dropped_and_trained_again(cache, caplog):
 
 
 def test_prepare_trains_and_measures_every_seed_unless_the_cache_cannot_be_written(monkeypatch, tmp_path):
-    from mha_ref.tiny import lm_heads
     calls = []
-    monkeypatch.setattr(lm_heads, "seed_heads", lambda seed: calls.append(seed))
+    monkeypatch.setattr(tiny_lm, "seed_heads", lambda seed: calls.append(seed))
     monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(disk.UNWRITABLE_ENV, str(tmp_path))
-    lm_heads.prepare()
+    tiny_lm.prepare()
     assert calls == []  # kept nowhere: each frame does the work itself
     monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
-    lm_heads.prepare()
+    tiny_lm.prepare()
     # the seeds side by side, each measured once, through every head (which trains it)
     assert sorted(calls) == sorted(lm_train.SEEDS)
     assert len(lm_train.SEEDS) >= 5
     calls.clear()
     monkeypatch.setenv(disk.CACHE_ENV, "0")  # kept in memory, where figures.engine.render runs it
-    lm_heads.prepare()
+    tiny_lm.prepare()
     assert sorted(calls) == sorted(lm_train.SEEDS)
 
 
 def test_the_digest_changes_with_the_configuration_and_seed():
-    digests = {lm_train.code_digest(c, s) for c, s in ((SMALL, 0), (SMALL, 1), (SMALL._replace(steps=7), 0),
+    digests = {tiny_lm.weights_digest(c, s) for c, s in ((SMALL, 0), (SMALL, 1), (SMALL._replace(steps=7), 0),
                                                       (SMALL._replace(model=TINY._replace(d_ff=16)), 0))}
     assert len(digests) == 4
 
@@ -373,7 +372,7 @@ def test_the_digest_changes_with_the_configuration_and_seed():
 DIGESTS_AFTER_EDITS = f"""
 import json, sys
 from pathlib import Path
-from mha_ref.tiny import lm_train
+from figures.keep import tiny_lm
 from mha_ref.tiny.lm import Config
 from mha_ref.tiny.lm_train import LMTrainConfig
 digests = []
@@ -382,8 +381,8 @@ for file, old, new in json.loads(sys.argv[1]):
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, (file, old)
     path.write_text(text.replace(old, new), encoding="utf-8")
-    lm_train.code_digest.cache_clear()
-    digests.append(lm_train.code_digest({SMALL!r}, 0))
+    tiny_lm.weights_digest.cache_clear()
+    digests.append(tiny_lm.weights_digest({SMALL!r}, 0))
     path.write_text(text, encoding="utf-8")
 print(json.dumps(digests))
 """
@@ -408,7 +407,7 @@ def test_the_digest_follows_the_code_training_runs(checkout):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     before, *after = json.loads(run.stdout)
-    assert before == lm_train.code_digest(SMALL, 0)  # the copy, unedited, is this checkout
+    assert before == tiny_lm.weights_digest(SMALL, 0)  # the copy, unedited, is this checkout
     assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]
 
 
@@ -522,7 +521,7 @@ def test_names_are_long_tailed():
 
 @pytest.mark.slow
 def test_the_trained_model_beats_guessing_the_commonest_word():  # the session's weights: kept ones when this code trained them
-    t = lm_train.trained(0)
+    t = tiny_lm.trained(0)
     e = lm.evaluate(t.model, lm_train.held_out())
     train_counts = language.counts(lm_train.data()[0])
     commonest = language.VOCAB[int(np.argmax(np.where(np.arange(len(train_counts)) == language.EOS, 0, train_counts)))]

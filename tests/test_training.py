@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from figures.keep import disk, reach
+from figures.keep import disk, reach, tiny_lm
 from mha_ref.tiny import language, lm, lm_train
 from test_lm import SMALL, TINY
 
@@ -30,14 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("value", ["0", "off", "No", " false "])
 def test_the_cache_can_be_switched_off(value, monkeypatch):
     monkeypatch.setenv(disk.CACHE_ENV, value)
-    assert lm_train.cache_folder() is None
+    assert tiny_lm.weights_folder() is None
 
 
 def test_the_cache_folder_follows_the_figure_cache(tmp_path, monkeypatch):
     monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
-    assert lm_train.cache_folder() == tmp_path / "trained-lm"
+    assert tiny_lm.weights_folder() == tmp_path / "trained-lm"
     monkeypatch.delenv(disk.CACHE_ENV)
-    assert lm_train.cache_folder() == ROOT / ".cache" / "figures" / "trained-lm"
+    assert tiny_lm.weights_folder() == ROOT / ".cache" / "figures" / "trained-lm"
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,6 +112,7 @@ REACHED_AND_EDITED = r"""
 import ast, json, linecache, sys
 from pathlib import Path
 import mha_ref
+from figures.keep import tiny_lm
 from mha_ref.tiny import lm, lm_train
 
 PKG = Path(mha_ref.__file__).resolve().parent
@@ -130,12 +131,12 @@ sys.setprofile(None)
 def digest():
     # nothing the process remembers of the code it read may stand in for the edited file
     for name, module in list(sys.modules.items()):
-        if name == "mha_ref" or name.startswith("mha_ref."):
+        if name == "mha_ref" or name.startswith(("mha_ref.", "figures.keep.")):
             for value in vars(module).values():
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
     linecache.clearcache()
-    return lm_train.code_digest(CONFIG, 0)
+    return tiny_lm.weights_digest(CONFIG, 0)
 
 def defs(tree):
     for node in ast.walk(tree):
@@ -305,8 +306,7 @@ def test_a_prepare_runs_here_when_the_cache_cannot_be_written(monkeypatch, tmp_p
 
 def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatch):
     from figures.engine import registry, render
-    from mha_ref.tiny import lm_heads
-    assert registry.get("seed-roles").PREPARE is lm_heads.prepare
+    assert registry.get("seed-roles").PREPARE is tiny_lm.prepare
     asked = []
     monkeypatch.setattr(render, "_prepare", lambda tasks, jobs, wait=True: asked.append(len(tasks)) or [])
     monkeypatch.setattr(registry.get("seed-roles"), "draw", registry.get("peak-dip").draw)  # the call, not the drawing

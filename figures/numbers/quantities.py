@@ -17,6 +17,8 @@ from mha_ref.attention import MHATrace, attention, merge_heads, mha_trace
 from mha_ref.example import causal, expressiveness, one_head, reshape, scale, toy
 from mha_ref.tiny import lm_findings, lm_heads
 
+from ..keep import tiny_lm
+
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
     def value() -> float:
@@ -371,8 +373,8 @@ QUANTITIES.update(EXERCISES)
 
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
 # appears, and pruning by importance against random orders; never one seed's number alone.
-QUANTITIES.update(lm_heads.quantities())
-QUANTITIES.update(lm_findings.quantities())  # what the page reads further from the same measurements
+QUANTITIES.update(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts))
+QUANTITIES.update(lm_findings.quantities(tiny_lm.all_seeds))  # what the page reads further from the same measurements
 
 
 class UnknownValue(KeyError):
