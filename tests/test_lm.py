@@ -1,6 +1,6 @@
 """The masked language model (mha_ref.tiny.lm), its training (lm_train) and its language (language).
 
-Every backward step of lm.py (lm.py) is checked against central finite differences in float64, as
+Every backward step of lm.py (lm_backward.py) is checked against central finite differences in float64, as
 test_backward.py checks the attention's: layer norm, the MLP, the embeddings, the cross-entropy, the
 gated attention (gates included), a whole block, and the whole model on a tiny configuration. A
 wrong factor (a missing 1 / n in the layer norm's mean, say) is far outside RTOL.
@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from mha_ref.tiny import arithmetic, language, lm, lm_train
+from mha_ref.tiny import arithmetic, language, lm, lm_backward, lm_train
 from figures.keep import disk, tiny_lm
 from test_backward import ATOL, RTOL, numeric_grad
 
@@ -57,7 +57,7 @@ def test_layer_norm_backward():
     def loss():
         return float(np.sum(lm.layer_norm(x, norm)[0] * d_y))
 
-    d_norm, d_x = lm.layer_norm_backward(norm, lm.layer_norm(x, norm)[1], d_y)
+    d_norm, d_x = lm_backward.layer_norm_backward(norm, lm.layer_norm(x, norm)[1], d_y)
     assert_matches(d_norm.gain, loss, norm.gain, "gain")
     assert_matches(d_norm.bias, loss, norm.bias, "bias")
     assert_matches(d_x, loss, x, "x")
@@ -72,7 +72,7 @@ def test_mlp_backward():
     def loss():
         return float(np.sum(lm.mlp(x, p)[0] * d_out))
 
-    d_p, d_x = lm.mlp_backward(x, p, lm.mlp(x, p)[1], d_out)
+    d_p, d_x = lm_backward.mlp_backward(x, p, lm.mlp(x, p)[1], d_out)
     assert (lm.mlp(x, p)[1].u < 0).any() and (lm.mlp(x, p)[1].u > 0).any()  # ReLU cuts some, passes some
     for name in lm.MLP._fields:
         assert_matches(getattr(d_p, name), loss, getattr(p, name), name)
@@ -87,7 +87,7 @@ def test_embed_backward_adds_up_repeated_tokens():
     def loss():
         return float(np.sum((m.embed[tokens] + m.position[: tokens.shape[1]]) * d_x))
 
-    d_embed, d_position = lm.embed_backward(m, tokens, d_x)
+    d_embed, d_position = lm_backward.embed_backward(m, tokens, d_x)
     assert_matches(d_embed, loss, m.embed, "embed", [(t, j) for t in (5, 6, 7, 8) for j in range(TINY.d_model)])
     assert_matches(d_position, loss, m.position, "position")
     np.testing.assert_allclose(d_embed[5], d_x[0, 0] + d_x[0, 2] + d_x[1, 1])  # three times token 5
@@ -123,7 +123,7 @@ def test_gated_attention_backward_gates_included():
         return float(np.sum(lm.gated_attention(a, p, TINY.h, keys, gates)[0] * d_out))
 
     t = lm.gated_attention(a, p, TINY.h, keys, gates)[1]
-    d_p, d_gates, d_a = lm.gated_attention_backward(a, p, TINY.h, t, gates, d_out)
+    d_p, d_gates, d_a = lm_backward.gated_attention_backward(a, p, TINY.h, t, gates, d_out)
     for name, w, g in zip(p._fields, p, d_p):
         assert_matches(g, loss, w, name)
     assert_matches(d_gates, loss, gates, "gates")
@@ -138,7 +138,7 @@ def test_block_backward():
     def loss():
         return float(np.sum(lm.block(x, layer, TINY.h, keys, gates)[0] * d_out))
 
-    d_layer, d_gates, d_x = lm.block_backward(layer, TINY.h, lm.block(x, layer, TINY.h, keys, gates)[1], gates, d_out)
+    d_layer, d_gates, d_x = lm_backward.block_backward(layer, TINY.h, lm.block(x, layer, TINY.h, keys, gates)[1], gates, d_out)
     for w, g in zip(lm.arrays(layer), lm.arrays(d_layer), strict=True):
         assert_matches(g, loss, w, "a weight of the block")
     assert_matches(d_gates, loss, gates, "gates")
@@ -148,10 +148,10 @@ def test_block_backward():
 def test_whole_model_gradient_and_gate_gradient():
     m, b = tiny_model(7), tiny_batch(1)
     gates = np.random.default_rng(7).uniform(0.5, 1.5, (TINY.layers, TINY.h))
-    _, grads, d_gates = lm.loss_and_grads(m, b, gates)
+    _, grads, d_gates = lm_backward.loss_and_grads(m, b, gates)
 
     def loss():
-        return lm.loss_and_grads(m, b, gates)[0]
+        return lm_backward.loss_and_grads(m, b, gates)[0]
 
     names = list(lm.named_arrays(m))
     assert list(lm.named_arrays(grads)) == names  # the gradients have the model's shape of tree
@@ -388,7 +388,7 @@ print(json.dumps(digests))
 """
 
 EDITS = [  # (file, old, new, whether the digest must change)
-    ("mha_ref/tiny/lm.py", "return d_z * (u > 0)", "return d_z * (u >= 0)", True),  # the MLP's backward
+    ("mha_ref/tiny/lm_backward.py", "return d_z * (u > 0)", "return d_z * (u >= 0)", True),  # the MLP's backward
     ("mha_ref/tiny/language.py", "< 0.35)]", "< 0.36)]", True),  # how often a noun is plural
     ("mha_ref/tiny/lm_train.py", "return config.learning_rate * (0.1 + 0.9 * left)",
      "return config.learning_rate * (0.2 + 0.8 * left)", True),

@@ -14,7 +14,7 @@ from figures.keep import disk, tiny_lm
 from figures.numbers import quantities
 from mha_ref import roles
 from mha_ref.tiny import importance as imp
-from mha_ref.tiny import arithmetic, language, lm, lm_heads, lm_table, lm_train
+from mha_ref.tiny import arithmetic, language, lm, lm_backward, lm_heads, lm_table, lm_train
 
 TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # 2 layers x 4 heads, as the real model
 SENTENCES = language.sentences(12, 11)
@@ -100,7 +100,7 @@ def test_gate_gradient_is_the_loss_derivative_in_each_gate(at):
     model = tiny_model(1)
     batch = lm_heads.sentence_batch(SENTENCES[3])
     gates = lm.ones(model) if at == "ones" else np.linspace(0.2, 1.3, 8).reshape(2, 4)
-    numeric = imp.gate_gradient(lambda g: lm.loss_and_grads(model, batch, g)[0], gates, eps=1e-6)
+    numeric = imp.gate_gradient(lambda g: lm_backward.loss_and_grads(model, batch, g)[0], gates, eps=1e-6)
     analytic = lm_heads.gate_gradient(model, batch, gates)
     np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-9)
     assert np.abs(analytic).min() > 1e-6  # no gate trivially zero
@@ -112,7 +112,7 @@ def test_importance_is_each_layers_normalised_mean_absolute_gradient_over_senten
     grads = []
     for s in sentences:
         batch, _ = lm.one_masked([s])  # each token masked alone
-        grads.append(np.abs(imp.gate_gradient(lambda g: lm.loss_and_grads(model, batch, g)[0],
+        grads.append(np.abs(imp.gate_gradient(lambda g: lm_backward.loss_and_grads(model, batch, g)[0],
                                               lm.ones(model), eps=1e-6)))
     mean = np.mean(grads, axis=0)
     expected = np.stack([row / np.sqrt(sum(x * x for x in row)) for row in mean])
@@ -269,7 +269,7 @@ def plain_seed(seed):
                       "prev": offsets[-1] / queries, "next": offsets[1] / queries, "rare_share": rare_hits / rare_of,
                       "rare": rare_hits / rare_of >= roles.ROLE_BARS["rare"].share, "syntactic": syntactic,
                       "margins": margins, "apart": arc_verdicts(weights, held, flat, ("coref", "repeat"))})
-    grads = [np.abs(lm.loss_and_grads(model, lm.one_masked([s])[0])[2]).astype(float)
+    grads = [np.abs(lm_backward.loss_and_grads(model, lm.one_masked([s])[0])[2]).astype(float)
              for s in train_set[:lm_heads.IMPORTANCE_SENTENCES]]
     importance = np.mean(grads, axis=0)
     importance = importance / np.linalg.norm(importance, axis=1, keepdims=True)

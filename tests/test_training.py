@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from figures.keep import disk, reach, tiny_lm
-from mha_ref.tiny import language, lm, lm_train
+from mha_ref.tiny import language, lm, lm_backward, lm_train
 from test_lm import SMALL, TINY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,7 +232,7 @@ def test_adam_moves_every_array_of_a_model():
     model = lm.init(TINY, 0)
     before = [a.copy() for a in lm.arrays(model)]
     opt = lm_train.Adam(lm.arrays(model), 0.01)
-    _, grads, _ = lm.loss_and_grads(model, lm.masked_batch(language.sentences(4, 1), np.random.default_rng(0)))
+    _, grads, _ = lm_backward.loss_and_grads(model, lm.masked_batch(language.sentences(4, 1), np.random.default_rng(0)))
     opt.step(lm.arrays(grads))
     # Adam's first step moves every entry with a gradient by about the learning rate; an array
     # whose gradient is zero but for rounding (a key bias: softmax ignores a constant added to a

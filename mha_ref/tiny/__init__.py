@@ -1,7 +1,7 @@
 """Page 4's model: heads that training shaped rather than a hand, measured as the papers measure heads.
 
 language.py generates the language (every sentence with its dependency arcs), lm.py is the masked
-language model and its gradients, lm_train.py trains one model per seed
+language model (its gradients in lm_backward.py), lm_train.py trains one model per seed
 deterministically; arithmetic.py pins the kernels training and measuring run with, so that every
 x86-64 machine with AVX2 gets the same weights. voita.py and importance.py take any model's maps and gate callables: heads
 measured strictly as Voita et al. measure them, Michel et al.'s importance and pruning curves;

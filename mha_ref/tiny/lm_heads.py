@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import roles
 from . import importance as imp
-from . import language, lm, lm_train, voita
+from . import language, lm, lm_backward, lm_train, voita
 
 
 RANDOM_ORDERS = 20  # random pruning orders per seed: the band the importance order is read against
@@ -102,8 +102,8 @@ def sentence_batch(sentence: language.Sentence) -> lm.Batch:
 
 
 def gate_gradient(model: lm.Model, batch: lm.Batch, gates: np.ndarray) -> np.ndarray:
-    """gates [L, h] -> [L, h] d loss / d gates, the loss lm.loss_and_grads' (mean over masked tokens)."""
-    return lm.loss_and_grads(model, batch, np.asarray(gates, dtype=model.embed.dtype))[2]
+    """gates [L, h] -> [L, h] d loss / d gates, the loss lm_backward.loss_and_grads' (mean over masked tokens)."""
+    return lm_backward.loss_and_grads(model, batch, np.asarray(gates, dtype=model.embed.dtype))[2]
 
 
 def head_importance(model: lm.Model, sentences: Sequence[language.Sentence]) -> np.ndarray:

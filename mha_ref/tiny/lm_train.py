@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from . import language, lm
+from . import language, lm, lm_backward
 
 
 class Adam:
@@ -114,7 +114,7 @@ def train(config: LMTrainConfig = CONFIG, seed: int = 0) -> TrainedLM:
                 order = batch_order(lengths, config.batch, rng)
             picked = order.pop()
             batch = lm.masked_batch([train_set[i] for i in picked], rng)
-            loss, grads, _ = lm.loss_and_grads(model, batch)
+            loss, grads, _ = lm_backward.loss_and_grads(model, batch)
             opt.lr = learning_rate(config, step)
             opt.step(lm.arrays(grads))
             losses[step] = loss
