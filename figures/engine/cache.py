@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from ..keep import disk
-
 from .sources import Sources
 
 ENV = disk.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it

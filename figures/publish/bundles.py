@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..keep import as_json, disk, reach, switches
-
 from ..engine import registry
 from ..engine.cache import FigureCache, from_env
 from ..engine.render import Frame, frames, prepare

@@ -37,7 +37,6 @@ import pypdf
 from pypdf import generic as g
 
 from ..keep import disk, reach
-
 from ..engine import dark, pool, registry, render
 from ..engine.render import frames
 from ..kit import style

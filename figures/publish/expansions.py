@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ..keep import disk, reach
-
 from ..engine import registry
 from ..engine.sources import environment
 from .identity import IDENTITY

@@ -25,7 +25,6 @@ from pathlib import Path
 import genanki
 
 from ..keep import disk, reach
-
 from ..text import maths
 from ..text.constructs import first_sentence
 

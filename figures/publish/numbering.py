@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..keep import switches
-
 from ..engine import registry
 from ..kit.words import LANGS
 from ..text.constructs import FIGURE, MarkupError, outside_code

@@ -38,7 +38,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..keep import disk
-
 from ..kit.words import LANGS
 from ..publish import identity, snapshot as snap
 from ..text.constructs import format_value

@@ -9,7 +9,6 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 
 from ..keep import disk, switches
-
 from ..engine import pool
 from ..publish import bundles, identity
 from . import changes, offline, offline_reading

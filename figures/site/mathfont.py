@@ -22,7 +22,6 @@ from fontTools.ttLib import TTFont
 from mkdocs.structure.files import File, Files
 
 from ..keep import disk
-
 from . import offline
 
 PACKAGE = "@fontsource/stix-two-math@5.3.0"

@@ -25,7 +25,6 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from ..keep import disk
-
 from ..publish.identity import LICENCE_FILES
 
 ROOT = Path(__file__).resolve().parents[2]

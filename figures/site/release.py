@@ -33,7 +33,6 @@ from pathlib import Path
 import yaml
 
 from ..keep import disk, switches
-
 from ..publish import identity
 from . import offline_reading
 
