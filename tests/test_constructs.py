@@ -14,7 +14,7 @@ from mkdocs.utils import meta
 from figures.publish import numbering
 from figures.engine import registry
 from figures.site import hooks, markup
-from figures.text import constructs
+from figures.text import constructs, markdown_code
 from figures.text.constructs import MarkupError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -242,5 +242,5 @@ def test_a_construct_in_indented_code_is_not_read_at_all():
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
 def test_every_construct_on_the_pages_is_code_exactly_where_python_markdown_makes_it_code(page):
     text = page.read_text(encoding="utf-8")
-    outside = {m.start() for m in constructs.outside_code(re.compile(r"\{\{"), text)}
+    outside = {m.start() for m in markdown_code.outside_code(re.compile(r"\{\{"), text)}
     assert _in_code(_python_markdown(text)) == [m.start() not in outside for m in re.finditer(r"\{\{", text)]

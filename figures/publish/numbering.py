@@ -19,7 +19,8 @@ from pathlib import Path
 from ..keep import switches
 from ..engine import registry
 from ..kit.words import LANGS
-from ..text.constructs import FIGURE, MarkupError, outside_code
+from ..text.constructs import FIGURE, MarkupError
+from ..text.markdown_code import outside_code
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -28,7 +28,8 @@ from pathlib import Path
 
 from ..engine import registry
 from ..kit.words import LANGS
-from ..text.constructs import TABLE, VALUE, outside_code
+from ..text.constructs import TABLE, VALUE
+from ..text.markdown_code import outside_code
 from . import bundles, numbering
 
 ROOT = Path(__file__).resolve().parents[2]
