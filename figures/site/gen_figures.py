@@ -20,7 +20,7 @@ from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, render_files
 from figures.keep import disk
 from figures.kit.words import LANGS
-from figures.publish import bundles, decks
+from figures.publish import bundles, deck_files, decks
 from figures.site import cards, linked
 from figures.text.constructs import MarkupError
 
@@ -76,7 +76,7 @@ try:
     bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False, cache=cache)
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
     if pdfs:  # the slide decks, made of the frames' PDFs: none without downloads
-        counts["files"] += len(decks.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
+        counts["files"] += len(deck_files.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
 except MarkupError as e:  # a caption's construct, met while stamping a file: its own line says where
