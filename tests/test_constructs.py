@@ -13,7 +13,7 @@ from mkdocs.utils import meta
 
 from figures.publish import numbering
 from figures.engine import registry
-from figures.site import hooks, markup
+from figures.site import hooks, markup, page_markdown
 from figures.text import constructs, markdown_code
 from figures.text.constructs import MarkupError
 
@@ -184,7 +184,7 @@ def test_the_hook_names_a_page_of_the_docs_from_the_checkout_root():
     page = SimpleNamespace(file=SimpleNamespace(src_uri="one-head-blends.en.md",
                                                 abs_src_path=str(ROOT / "docs/one-head-blends.en.md")))
     text = (ROOT / "docs/one-head-blends.en.md").read_text(encoding="utf-8")
-    assert hooks._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
+    assert page_markdown._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
 
 
 # --- code indented by four spaces --------------------------------------------------------------
