@@ -11,9 +11,7 @@ windows with sinks (windows.py), multi-head latent attention (latent.py). Beside
 - example/: the running example (six tokens, four hand-built heads) and what the pages compute
   from it, with the demonstrations of scaling and of narrow heads;
 - tiny/: page 4's model: a generated language, a small trained model, its heads measured;
-- roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/;
-- quantities.py: the one registry of named numbers that pages print ({{ value NAME }});
-- store.py: keeping results on disk (atomic writes, the cache switch, digests of the code reached).
+- roles.py: Voita et al.'s measures of a head, shared by example/ and tiny/.
 """
 
 from .attention import (

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mha_ref.example import toy
-from mha_ref import checks, costs, models, quantities
+from mha_ref import checks, costs, models
+from figures.numbers import quantities
 from mha_ref.params import MHAParams
 from mha_ref.attention import init_params, merge_heads, mha_trace, multi_head_attention, split_heads
 from figures.kit.control import divisors
