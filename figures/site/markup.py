@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 
 from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError, expand_media,
-                               expand_values, outside_code, unclosed_fence)
+                               expand_values)
+from ..text.markdown_code import outside_code, unclosed_fence
 from .figure_block import figure_html
 from .gallery import gallery_markdown
 from .tables import references_markdown, table_markdown
