@@ -70,7 +70,8 @@ def _out_folder(text: str) -> Path:
 
 def _failed(e: FigureError, traceback: bool) -> int:
     """One line naming the figure, language and frame; the traceback after it only if asked."""
-    print(f"error: {e.headline}" + (f"\n{e.trace}" if traceback else " (--traceback shows where)"), file=sys.stderr)
+    where = "" if not e.trace else f"\n{e.trace}" if traceback else " (--traceback shows where)"
+    print(f"error: {e.headline}{where}", file=sys.stderr)
     return 1
 
 

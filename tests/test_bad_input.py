@@ -519,6 +519,40 @@ def test_an_unknown_figure_id_names_the_nearest_and_a_module_lacking_a_name_is_n
         registry.get("four-heads")
 
 
+@pytest.mark.parametrize("names, said", [
+    ({"CAPTION_EN": None}, "CAPTION_EN as text"),
+    ({"CAPTION_ZH": "  "}, "CAPTION_ZH as text"),
+    ({"draw": "not a function"}, "draw as a function"),
+    ({"CAPTION_EN": 3, "draw": None}, "CAPTION_EN as text, draw as a function")])
+def test_a_figure_module_whose_caption_is_not_text_or_draw_not_a_function_is_named(monkeypatch, names, said):
+    import types
+    from figures.engine import registry
+    fake = types.ModuleType("figures.gallery.four_heads")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "four_heads.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.CAPTION_EN, fake.draw = None, "图", "Figure", lambda lang, value: None
+    for name, v in names.items():
+        setattr(fake, name, v)
+    monkeypatch.setitem(sys.modules, "figures.gallery.four_heads", fake)
+    with pytest.raises(registry.FigureError) as e:
+        registry.get("four-heads")
+    assert f"figures/gallery/four_heads.py does not define {said}: every figure" in e.value.headline
+    assert e.value.trace == ""
+
+
+def test_cli_a_figure_module_lacking_a_name_is_one_line_naming_its_file(tmp_path, monkeypatch, cli):
+    """`python -m figures` on a figure module without CAPTION_EN: one line naming the module's file,
+    and no offer of a traceback there is none of (the check is ours, not an exception's)."""
+    import types
+    from figures.engine import registry
+    fake = types.ModuleType("figures.gallery.peak_dip")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "peak_dip.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.draw = None, "图", lambda lang, value: None
+    monkeypatch.setitem(sys.modules, "figures.gallery.peak_dip", fake)
+    run = cli(str(tmp_path / "out"), tmp_path)
+    _refused_in_one_line(run, "figure 'peak-dip'", "figures/gallery/peak_dip.py does not define CAPTION_EN")
+    assert "--traceback" not in run.stderr
+
+
 # --- costs ------------------------------------------------------------------------------------
 
 def test_costs_refuse_bad_head_counts_and_contexts():
