@@ -457,3 +457,27 @@ def test_a_cache_that_holds_every_frame_is_filled_by_drawing_nothing(tmp_path):
     cache = FigureCache(tmp_path)
     assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 1
     assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 0
+
+
+def test_registering_a_figure_leaves_every_other_figures_digest_alone(tmp_path):
+    """A new id in the ordered list (figures/gallery/__init__.py) redraws that figure only: the list
+    is read by the registry, which every frame's harness imports, yet nothing drawn depends on it."""
+    import shutil
+
+    from figures.engine.registry import module_name
+    from figures.engine.sources import Sources
+    from figures.gallery import ORDER
+
+    for package in ("figures", "mha_ref"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "*.md"))
+    before = {f: Sources(tmp_path).digest(module_name(f)) for f in ORDER}
+    _edit(tmp_path / "figures/gallery/__init__.py", f'    "{ORDER[0]}",\n', f'    "{ORDER[0]}",\n    "a-new-one",\n')
+    (tmp_path / "figures/gallery/a_new_one.py").write_text(
+        (tmp_path / "figures/gallery" / f"{ORDER[0].replace('-', '_')}.py").read_text(encoding="utf-8"), encoding="utf-8")
+    after = Sources(tmp_path)
+    assert {f: after.digest(module_name(f)) for f in ORDER} == before
+    # the harness still counts: an edit to what turns a figure into bytes redraws every figure
+    with open(tmp_path / "figures/engine/save.py", "a", encoding="utf-8") as f:
+        f.write("\n_ = None\n")
+    edited = Sources(tmp_path)
+    assert [f for f in ORDER if edited.digest(module_name(f)) == before[f]] == []

@@ -23,8 +23,10 @@ from mha_ref.store import ROOT, CodeReach, Unit
 WHOLE = "figures"  # modules of this package count whole
 BY_NAME = "mha_ref"  # modules of this package count by the functions and classes reached
 HARNESS = "figures.engine.render"  # what turns every figure into bytes (it imports save and registry)
-# where frames are kept, and the processes that draw them: not what a frame holds
-NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine.pool")
+# where frames are kept, and the processes that draw them: not what a frame holds; and the ordered
+# list of ids (figures/gallery/__init__.py), which the registry reads: registering a figure must not
+# redraw every other one
+NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine.pool", "figures.gallery")
 
 
 def environment() -> str:
