@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("mha_ref", "figures", "bench")
 # (prefix, layer): the longest prefix that names a module decides its layer
 LAYERS = [("mha_ref", 0), ("figures.kit", 1), ("figures.text", 1), ("figures.gallery", 2), ("figures.engine", 3),
-          ("figures.publish", 4), ("figures.site", 5), ("figures.__main__", 5), ("bench", 6)]
+          ("figures.publish", 4), ("figures.site", 5), ("figures.__main__", 5), ("figures.new", 5), ("bench", 6)]
 LEAVES = ("figures.text",)  # a leaf imports nothing of figures outside itself
 
 

@@ -76,10 +76,10 @@ def located_at(where: list[tuple[str, int]]) -> str:
     return f" ({file.relative_to(ROOT)}, line {line})"
 
 
-def unknown(fig_id: str) -> str:
+def unknown(fig_id: str, order: tuple[str, ...] = ORDER) -> str:
     """"unknown figure id 'x'; did you mean 'y'? (...)": the one message for an id not registered,
     naming the nearest registered ids rather than all of them."""
-    near = difflib.get_close_matches(fig_id, ORDER, n=3)
+    near = difflib.get_close_matches(fig_id, order, n=3)
     return (f"unknown figure id {fig_id!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
             + "(the registered ids: figures/gallery/__init__.py)")
 
