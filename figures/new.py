@@ -158,7 +158,7 @@ Next:
 4. See it: MHA_BUILD_EN=false .venv/bin/mkdocs serve, then http://127.0.0.1:8000{url}#fig-{c.fig_id}
    (English at /en{url}: serve without MHA_BUILD_EN=false); or its files alone:
    .venv/bin/python -m figures --out out/ --only {c.fig_id}
-Undo: git checkout {GALLERY / '__init__.py'} && rm {c.module} {c.test}"""
+Undo what this wrote: git checkout {GALLERY / '__init__.py'} && rm {c.module} {c.test}"""
 
 
 def main(argv: list[str]) -> int:
