@@ -67,13 +67,18 @@ def located(e: BaseException) -> str:
 
 def located_at(where: list[tuple[str, int]]) -> str:
     """' (mha_ref/x.py, line 12)': the innermost of the (file, line) frames, outermost first, that
-    lies in this checkout, or ''."""
-    ours = [(Path(file), line) for file, line in where if Path(file).is_relative_to(ROOT)
+    lies in this checkout, or ''. When that is not a figure's own module but one was on the way
+    (a kit helper or mha_ref called wrongly), the figure's line too: ', called from
+    figures/gallery/x.py, line 40)', the line its author wrote."""
+    ours = [(Path(file).relative_to(ROOT), line) for file, line in where if Path(file).is_relative_to(ROOT)
             and ".venv" not in Path(file).relative_to(ROOT).parts]
     if not ours:
         return ""
     file, line = ours[-1]
-    return f" ({file.relative_to(ROOT)}, line {line})"
+    gallery = Path(*PACKAGE.split("."))
+    figure = [(f, n) for f, n in ours if f.parent == gallery]
+    called = f", called from {figure[-1][0]}, line {figure[-1][1]}" if figure and file.parent != gallery else ""
+    return f" ({file}, line {line}{called})"
 
 
 def unknown(fig_id: str, order: tuple[str, ...] = ORDER) -> str:
