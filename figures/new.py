@@ -98,8 +98,13 @@ def placed(root: Path, page: str, lang: str) -> list[tuple[str, int]]:
     return [(m["id"], text.count("\n", 0, m.start()) + 1) for m in outside_code(FIGURE, text)]
 
 
-def create(fig_id: str, page: str | None = None, after: str | None = None, root: Path = registry.ROOT) -> Created:
-    """Write the module and its test, register the id; refuse (Refused) before writing anything."""
+ROOT = registry.ROOT  # the checkout written into
+
+
+def create(fig_id: str, page: str | None = None, after: str | None = None, root: Path | None = None) -> Created:
+    """Write the module and its test into root (ROOT), register the id; refuse (Refused) before
+    writing anything."""
+    root = ROOT if root is None else root
     order = registered(root)
     check_id(fig_id, order, root)
     if after is not None and after not in order:

@@ -5,6 +5,7 @@ written."""
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,17 +40,20 @@ def _order(init: Path) -> list[str]:
     (["a-new-one", "--page", "one-head-blend"], "no page 'one-head-blend' in docs/ (docs/NAME.zh.md and docs/NAME.en.md); "
                                                 "did you mean 'one-head-blends'"),
 ])
-def test_a_bad_id_page_or_neighbour_is_refused_in_one_line_and_nothing_is_written(capsys, argv, said):
-    before = {p: p.read_bytes() for p in (INIT, *sorted((ROOT / "figures" / "gallery").glob("*.py")))}
-    tests = sorted(p.name for p in (ROOT / "tests").glob("test_fig_*.py"))
+def test_a_bad_id_page_or_neighbour_is_refused_in_one_line_and_nothing_is_written(capsys, monkeypatch, tmp_path, argv, said):
+    # the checkout's list, gallery and pages, copied: a refusal that failed would write there, not here
+    for rel in ("figures/gallery", "docs"):
+        shutil.copytree(ROOT / rel, tmp_path / rel, ignore=shutil.ignore_patterns("__pycache__", "assets"))
+    (tmp_path / "tests").mkdir()
+    monkeypatch.setattr(new, "ROOT", tmp_path)
+    before = sorted((p, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
     capsys.readouterr()
     status = figures_cli(["new", *argv])
     out, err = capsys.readouterr()
     assert status == 2 and out == ""
     assert err.startswith(f"error: {said}"), err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    after = {p: p.read_bytes() for p in (INIT, *sorted((ROOT / "figures" / "gallery").glob("*.py")))}
-    assert after == before and sorted(p.name for p in (ROOT / "tests").glob("test_fig_*.py")) == tests
+    assert sorted((p, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()) == before
 
 
 def test_a_file_already_there_for_an_unregistered_id_is_refused(tmp_path):
@@ -127,12 +131,17 @@ def test_a_new_figure_draws_its_test_runs_and_its_id_follows_its_pages_last_figu
         assert said in steps, (said, steps)
 
 
-def test_after_puts_it_right_behind_that_figure_and_without_either_last(tmp_path):
+def test_after_puts_it_right_behind_that_figure_and_without_either_last(tmp_path, monkeypatch, capsys):
     (tmp_path / "figures" / "gallery").mkdir(parents=True)
     init = tmp_path / "figures" / "gallery" / "__init__.py"
     init.write_bytes(INIT.read_bytes())
     order = _order(INIT)
-    new.create("one-more", after=order[1], root=tmp_path)
+    monkeypatch.setattr(new, "ROOT", tmp_path)
+    capsys.readouterr()
+    assert figures_cli(["new", "one-more", "--after", order[1]]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("wrote figures/gallery/one_more.py (the figure) and tests/test_fig_one_more.py (its claim)\n"
+                          f"registered 'one-more' in figures/gallery/__init__.py (after {order[1]!r})"), out
     assert _order(init) == [*order[:2], "one-more", *order[2:]]
     new.create("and-another", root=tmp_path)
     assert _order(init)[-1] == "and-another" and len(_order(init)) == len(order) + 2
