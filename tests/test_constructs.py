@@ -72,6 +72,8 @@ def test_a_format_spec_asking_for_a_huge_number_is_refused_not_printed(spec, mes
 
 @pytest.mark.parametrize("mistake, message", [
     ("{{ figure no-such-figure }}", "unknown figure id 'no-such-figure'"),
+    # a misspelt id: the nearest registered ids, not all of them
+    ("{{ figure four-head }}", "unknown figure id 'four-head'; did you mean 'four-heads'"),
     ("{{ figure width-slices }}", "figure 'width-slices' is placed twice")])
 def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_own_page_and_line(tmp_path, mistake, message):
     """Numbering reads every page first (hooks.on_pre_build): the mistake is refused there, naming its
@@ -84,6 +86,7 @@ def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_ow
     with pytest.raises(MarkupError) as e:
         numbering.figure_numbers(tmp_path, ["a.md", "b.md"], ["zh", "en"])
     assert str(e.value).startswith(f"{tmp_path / 'b.zh.md'}:8: {message}"), str(e.value)
+    assert "head-planes" not in str(e.value)  # one line, not every registered id
 
 
 def test_a_value_that_fails_names_its_line(monkeypatch):

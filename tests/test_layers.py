@@ -21,7 +21,7 @@ PACKAGES = ("mha_ref", "figures", "bench")
 # (prefix, layer): the longest prefix that names a module decides its layer
 LAYERS = [("mha_ref", 0), ("figures.keep", 1), ("figures.numbers", 2), ("figures.kit", 3), ("figures.text", 3),
           ("figures.gallery", 4), ("figures.engine", 5), ("figures.publish", 6), ("figures.site", 7),
-          ("figures.__main__", 7), ("bench", 8)]
+          ("figures.__main__", 7), ("figures.new", 7), ("bench", 8)]
 LEAVES = ("figures.text",)  # a leaf imports nothing of figures outside itself but the rooms below it
 
 

@@ -75,8 +75,7 @@ def _known_and_once(docs_dir: Path, page: str, lang: str, found: list) -> None:
     seen = set()
     for m in found:
         if m["id"] not in registry.ORDER:
-            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: unknown figure id {m['id']!r}; "
-                              f"registered ids: {', '.join(registry.ORDER)}")
+            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: {registry.unknown(m['id'])}")
         if m["id"] in seen:
             raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: figure {m['id']!r} is placed twice; "
                               "its anchor must be unique")
