@@ -5,7 +5,7 @@ captions with a {{ value }} number, draw(lang, value) in the kit's style, a smal
 tests/test_fig_<id with _>.py with a claim on what it draws, and registers the id in
 figures/gallery/__init__.py's ORDER: after EXISTING_ID, else after the last figure PAGE places, else
 last. Then it prints what is left to do: the lines marked TEMPLATE: in both files, the page
-construct in both languages, the numbers a caption prints (mha_ref/quantities.py), how to see it.
+construct in both languages, the numbers a caption prints (figures/numbers/quantities.py), how to see it.
 
 A bad or taken id, an unknown page or EXISTING_ID is refused in one line, before anything is written.
 """
@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mha_ref.store import write_atomic
+from .keep.disk import write_atomic
 
 from .engine import registry
 from .text.constructs import FIGURE, outside_code
@@ -156,7 +156,7 @@ Next:
    at the same place in both (twins place the same figures in the same order).
 2. Make it yours: every line marked {MARK} in {c.module} (the docstring opens with '{c.fig_id}:',
    keep that). A caption never types a number: {{{{ value NAME }}}} prints what mha_ref computes under
-   NAME, a key of QUANTITIES in mha_ref/quantities.py; add an entry there for a number of your own.
+   NAME, a key of QUANTITIES in figures/numbers/quantities.py; add an entry there for a number of your own.
 3. Assert what the caption claims in {c.test}, on the numbers draw() returns, and run it:
    .venv/bin/python -m pytest -q -p no:cacheprovider {c.test}
    (it fails while a line marked {MARK} is left in either file)
@@ -209,7 +209,7 @@ CONTROL = query_control("it")
 
 # TEMPLATE: the captions, one claim in both languages (Markdown). Never type a number:
 # {{ value NAME }} prints the number mha_ref computes under NAME, a key of QUANTITIES in
-# mha_ref/quantities.py (add an entry there for a number of your own; a misspelt name is refused,
+# figures/numbers/quantities.py (add an entry there for a number of your own; a misspelt name is refused,
 # naming the nearest). ".2f" is a format; "up"/"down" round safely beside "at most"/"at least".
 # Words that only make sense on screen ("drag") go in {{ screen "..." print "..." }}.
 CAPTION_ZH = (
@@ -259,7 +259,7 @@ import numpy as np
 import pytest
 
 from figures.engine import registry
-from mha_ref import quantities
+from figures.numbers import quantities
 from mha_ref.example import toy
 
 FIG_ID = "{id}"

@@ -126,7 +126,7 @@ def test_a_new_figure_draws_its_test_runs_and_its_id_follows_its_pages_last_figu
     # what is left to do names the page's two files, the construct, the named numbers, how to see it
     steps = new.next_steps(created)
     for said in (f"{{{{ figure query-picks }}}}, in docs/{page}.zh.md and docs/{page}.en.md",
-                 f"below {{{{ figure {last} }}}} (docs/{page}.zh.md:", "mha_ref/quantities.py",
+                 f"below {{{{ figure {last} }}}} (docs/{page}.zh.md:", "figures/numbers/quantities.py",
                  "tests/test_fig_query_picks.py", f"mkdocs serve, then http://127.0.0.1:8000/{page}/#fig-query-picks"):
         assert said in steps, (said, steps)
 
