@@ -375,6 +375,28 @@ QUANTITIES.update(lm_heads.quantities())
 QUANTITIES.update(lm_findings.quantities())  # what the page reads further from the same measurements
 
 
+
+# Page 8, attention as today's models run it: tiles of keys (#tiles) and latent attention (#latent).
+from .example import tiles as _tiles  # noqa: E402
+
+
+def _tile(field: str, tile: int) -> Callable[[], float]:
+    """One of flash_trace's running quantities (m, l, rescale) for the tiles figure's row, after `tile` (from 1)."""
+    return lambda: float(getattr(_tiles.trace(), field)[tile - 1, 0])
+
+
+QUANTITIES.update({
+    "today.tiles.block": lambda: _tiles.BLOCK,
+    "today.tiles.count": lambda: len(_tiles.tiles()),
+    "today.tiles.m1": _tile("m", 1),
+    "today.tiles.m2": _tile("m", 2),
+    "today.tiles.rescale2": _tile("rescale", 2),
+    "today.tiles.l1": _tile("l", 1),
+    "today.tiles.l2": _tile("l", 2),
+    "today.tiles.l3": _tile("l", 3),
+    "today.tiles.largest_difference": _tiles.largest_difference,
+})
+
 class UnknownValue(KeyError):
     """No quantity has this name (as opposed to a KeyError raised while computing one)."""
 

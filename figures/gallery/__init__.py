@@ -52,6 +52,7 @@ ORDER = (
     "causal-mask",
     "published-models",
     # section 8: attention as today's models run it
+    "tile-steps",
     # reference page (the reference page)
     "flow-diagram",
     "heads-vs-bleu",
