@@ -350,3 +350,128 @@ def test_flash_bad_input(call, error, words):
     with pytest.raises(error) as e:
         call(q)
     assert words in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Multi-head latent attention
+# --------------------------------------------------------------------------------------------
+
+from mha_ref.latent import MLAParams, absorbed_weights, init_mla_params, mla_attention, mla_trace  # noqa: E402
+
+
+def mla_loops(x, p, h):
+    """DeepSeek-V2's equations (9)-(19), one token and one head at a time, column vectors as in the
+    paper (W^{DKV} h_t is w_dkv.T @ x_t), RoPE as the rotation matrices R_m of RoFormer."""
+    n, d_model = x.shape
+    d_c, d_rope = p.w_dkv.shape[1], p.w_kr.shape[1]
+    d_h = p.w_q.shape[1] // h
+    c = [p.w_dkv.T @ x[t] for t in range(n)]  # (9): the latent c_t^{KV}
+    k_c = [p.w_uk.T @ c[t] for t in range(n)]  # (10): k_t^C, all heads end to end
+    v_c = [p.w_uv.T @ c[t] for t in range(n)]  # (11)
+    k_r = [rotation_matrix(t, d_rope) @ (p.w_kr.T @ x[t]) for t in range(n)]  # (14): RoPE(W^{KR} h_t)
+    q_c = [p.w_q.T @ x[t] for t in range(n)]  # (12) without the query's compression
+    q_r = [p.w_qr.T @ x[t] for t in range(n)]  # (13), before RoPE
+    out = np.zeros((n, d_model))
+    for t in range(n):
+        o = []
+        for i in range(h):
+            head = slice(i * d_h, (i + 1) * d_h)
+            q = np.concatenate([q_c[t][head], rotation_matrix(t, d_rope) @ q_r[t][i * d_rope:(i + 1) * d_rope]])  # (15)
+            scores = []
+            for j in range(t + 1):  # (17): keys 1 .. t, causal
+                k = np.concatenate([k_c[j][head], k_r[j]])  # (16): the rotary part shared by every head
+                scores.append(float(q @ k) / math.sqrt(d_h + d_rope))
+            top = max(scores)
+            e = [math.exp(s - top) for s in scores]
+            o.append(sum(e[j] / sum(e) * v_c[j][head] for j in range(t + 1)))
+        out[t] = p.w_o.T @ np.concatenate(o)  # (18)-(19)
+    return out
+
+
+MLA_SHAPES = [  # d_model, h, d_c, d_head, d_rope: widths that differ, so a misplaced axis shows
+    (12, 3, 7, 5, 4), (16, 4, 6, 8, 2), (10, 1, 3, 9, 6), (24, 8, 16, 3, 8)]
+
+
+@pytest.mark.parametrize("d_model, h, d_c, d_head, d_rope", MLA_SHAPES)
+def test_mla_against_the_papers_equations(d_model, h, d_c, d_head, d_rope):
+    p = init_mla_params(d_model, h, d_c, d_head, d_rope, seed=d_model)
+    x = np.random.default_rng(h).normal(size=(6, d_model))
+    expected = mla_loops(x, p, h)
+    for absorbed in (False, True):
+        out, w = mla_attention(x, p, h, absorbed=absorbed)
+        assert out.shape == x.shape and w.shape == (h, 6, 6)
+        assert np.allclose(out, expected, rtol=0, atol=1e-12), absorbed
+        assert np.all(np.triu(w, 1) == 0) and np.allclose(w.sum(-1), 1)  # causal
+
+
+def test_mla_absorbed_equals_materialised():
+    worst = 0.0
+    for seed, (d_model, h, d_c, d_head, d_rope) in enumerate(MLA_SHAPES):
+        p = init_mla_params(d_model, h, d_c, d_head, d_rope, seed=seed)
+        x = np.random.default_rng(seed).normal(size=(2, 11, d_model))  # a batch of two
+        made, absorbed = mla_trace(x, p, h), mla_trace(x, p, h, absorbed=True)
+        worst = max(worst, float(np.max(np.abs(made.out - absorbed.out))))
+        assert np.allclose(made.weights, absorbed.weights, rtol=0, atol=1e-12)
+        assert np.array_equal(made.latent, absorbed.latent) and np.array_equal(made.k_rope, absorbed.k_rope)
+    print(f"MLA, absorbed against materialised: largest difference {worst:.1e}")
+    assert worst < 1e-12
+
+
+def test_the_absorbed_path_makes_no_per_head_key_or_value():
+    """With widths all different, no array the absorbed pass makes has a d_head axis: it never holds
+    a head's key or value. The materialised pass does, and both cache d_c + d_rope numbers a token."""
+    d_model, h, d_c, d_head, d_rope = 12, 3, 7, 5, 4
+    p = init_mla_params(d_model, h, d_c, d_head, d_rope)
+    x = np.random.default_rng(0).normal(size=(6, d_model))
+    t = mla_trace(x, p, h, absorbed=True)
+    assert t.k is None and t.v is None
+    assert all(d_head not in a.shape for a in t if a is not None), {f: a.shape for f, a in t._asdict().items() if a is not None}
+    assert t.q.shape == (h, 6, d_c) and t.heads.shape == (h, 6, d_c)
+    w = absorbed_weights(p, h)
+    assert w.w_q_latent.shape == (h, d_model, d_c) and w.w_o_latent.shape == (h, d_c, d_model)
+    made = mla_trace(x, p, h)
+    assert made.k.shape == (h, 6, d_head + d_rope) and made.v.shape == (h, 6, d_head)
+    assert made.latent.shape[-1] + made.k_rope.shape[-1] == d_c + d_rope  # the cache, per token
+
+
+def test_rope_on_the_latent_key_would_not_fold_into_the_query():
+    """Why the rotary part stays outside the latent. If RoPE turned the key made from the latent,
+    the score of one query against one latent c would change with the key's position; an absorbed
+    query q W_UK^T meets c itself, which carries no position, and gives one score for both. With
+    the decoupled rotary key (mla_attention), the content part does not move with position at all."""
+    rng = np.random.default_rng(7)
+    d_c, d_head = 6, 4
+    w_uk = rng.normal(size=(d_c, d_head))
+    q, c = rng.normal(size=d_head), rng.normal(size=d_c)
+    query_pos = 9
+    rotated_q = rope(q[None], [query_pos])[0]
+    inside = [rotated_q @ rope((c @ w_uk)[None], [j])[0] for j in (2, 5)]  # RoPE on the latent's key
+    assert abs(inside[0] - inside[1]) > 1e-3  # the same latent, two scores: they depend on j
+    absorbed_query = q @ w_uk.T  # any query folded into the latent space
+    assert math.isclose(absorbed_query @ c, absorbed_query @ c)  # ... gives one score for the latent
+    # what folding would need: R_{j - m} W_UK^T, a different matrix for every offset, not one per head
+    needed = [rope(w_uk, np.full(d_c, j - query_pos)).T for j in (2, 5)]  # rows of W_UK turned by j - m
+    assert np.allclose([q @ needed[a] @ c for a in range(2)], inside)
+    assert not np.allclose(needed[0], needed[1])
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda p, x: mla_attention(x, p._asdict(), 3), TypeError, "params must be an MLAParams"),
+    (lambda p, x: mla_attention(x, p, 2), ValueError, "h=2 does not divide params.w_q's width 15"),
+    (lambda p, x: mla_attention(x[:, :10], p, 3), ValueError, "params.w_dkv has shape (12, 7), expected (10, 7)"),
+    (lambda p, x: mla_attention(x, p._replace(w_uv=p.w_uv[:, :14]), 3), ValueError, "params.w_uv has shape (7, 14), expected (7, 15)"),
+    (lambda p, x: mla_attention(x, p._replace(w_kr=p.w_kr[:, :3]), 3), ValueError, "d_rope=3 must be even"),
+    (lambda p, x: mla_attention(x, p._replace(w_o=p.w_o * np.nan), 3), ValueError, "params.w_o contains non-finite"),
+    (lambda p, x: mla_attention(x, p, 3, absorbed="yes"), TypeError, "absorbed must be True or False"),
+    (lambda p, x: mla_attention(x[0], p, 3), ValueError, "x must be 2-D [n, d_model] or 3-D"),
+    (lambda p, x: mla_attention(x, p, 0), ValueError, "h, the number of heads, must be a whole number >= 1"),
+    (lambda p, x: init_mla_params(12, 3, 7, 5, 3), ValueError, "d_rope=3 must be even"),
+    (lambda p, x: init_mla_params(12, 3, 0, 5, 4), ValueError, "d_c, the latent's width, must be a whole number >= 1"),
+    (lambda p, x: init_mla_params(12, 3, 7, 5, 4, seed=-1), ValueError, "seed must be a whole number >= 0"),
+])
+def test_mla_bad_input(call, error, words):
+    p = init_mla_params(12, 3, 7, 5, 4)
+    x = np.random.default_rng(0).normal(size=(4, 12))
+    with pytest.raises(error) as e:
+        call(p, x)
+    assert words in str(e.value)
