@@ -377,7 +377,7 @@ QUANTITIES.update(lm_findings.quantities())  # what the page reads further from 
 
 
 # Page 8, attention as today's models run it: tiles of keys (#tiles) and latent attention (#latent).
-from .example import tiles as _tiles  # noqa: E402
+from .example import mla_toy as _mla_toy, tiles as _tiles  # noqa: E402
 
 
 def _tile(field: str, tile: int) -> Callable[[], float]:
@@ -395,6 +395,11 @@ QUANTITIES.update({
     "today.tiles.l2": _tile("l", 2),
     "today.tiles.l3": _tile("l", 3),
     "today.tiles.largest_difference": _tiles.largest_difference,
+    "today.mla.toy_d_c": lambda: _mla_toy.D_C,
+    "today.mla.toy_d_rope": lambda: _mla_toy.D_ROPE,
+    "today.mla.toy_cache": _mla_toy.cached_per_token,
+    "today.mla.toy_mha_cache": _mla_toy.cached_per_token_mha,
+    "today.mla.largest_difference": _mla_toy.largest_difference,
 })
 
 class UnknownValue(KeyError):

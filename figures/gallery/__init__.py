@@ -53,6 +53,7 @@ ORDER = (
     "published-models",
     # section 8: attention as today's models run it
     "tile-steps",
+    "latent-absorb",
     # reference page (the reference page)
     "flow-diagram",
     "heads-vs-bleu",
