@@ -4,6 +4,9 @@ One query row is followed tile by tile: the position head's row for `it`, in til
 Its largest score sits in the second tile (`and`), so that tile brings a new maximum and rescales
 what the first tile added, and the third tile brings none. After the last tile the row's output is
 attention()'s, to rounding; `largest_difference` measures that over every head, query and tile size.
+
+What the tiles save is memory: `layer_table_numbers` against `layer_tile_numbers` at GPT-2 small's
+width, for the context lengths page 6 draws and beyond.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import functools
 
 import numpy as np
 
+from .. import costs, models
 from ..attention import attention
 from ..flash import FlashTrace, flash_attention, flash_trace
 from . import toy
@@ -19,6 +23,10 @@ from . import toy
 HEAD = "position"
 QUERY = "it"
 BLOCK = 2  # keys per tile: the six tokens make three tiles
+
+# What the tiles save, at a published size: GPT-2 small, as page 6 counts its weight tables.
+GPT2 = models.model("GPT-2 small")
+MEMORY_BLOCK = 128  # keys per tile in the memory count
 
 
 def head_qkv(head: str = HEAD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,3 +73,14 @@ def largest_difference() -> float:
             worst = max(worst, float(np.abs(flash_attention(q, k, v, block) - out).max()))
     return worst
 
+
+
+def layer_table_numbers(n: int) -> int:
+    """The numbers of every head's n x n table of scores in one layer of GPT-2 small's heads."""
+    return costs.attention_weights(n, GPT2.heads)
+
+
+def layer_tile_numbers(n: int) -> int:
+    """What the tiles hold instead in that layer: for every head a tile of n x MEMORY_BLOCK scores
+    and each query's running maximum, denominator and output (costs.flash_numbers)."""
+    return GPT2.heads * costs.flash_numbers(n, MEMORY_BLOCK, GPT2.d_head)
