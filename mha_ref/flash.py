@@ -11,9 +11,10 @@ When a tile brings a larger maximum m', what was summed against the old m is res
 exp(m - m') (a number <= 1), so every term ends up measured against the same maximum. After the
 last tile, acc / l is softmax(s) @ v exactly, the same numbers as attention(), whatever the tile
 size: only the order of the additions changes. The table of scores is never made; one tile of
-n_q x block scores lives at a time. Milakov & Gimelshein found the running rescale, Dao et al.
-built FlashAttention on it (models.REFERENCES["milakov2018"], ["dao2022"]); the GPU kernels also
-cut the queries into tiles, which changes nothing in the maths and is left out here.
+n_q x block scores lives at a time. Milakov & Gimelshein (2018, "Online normalizer calculation for
+softmax") found the running rescale; Dao et al. built FlashAttention on it (models.REFERENCES
+["dao2022"]). The GPU kernels also cut the queries into tiles, which changes nothing in the maths and
+is left out here; costs.flash_numbers counts what one tile holds.
 
 flash_trace returns m, l, acc and the output after every tile, for the figures.
 """

@@ -18,7 +18,7 @@ cache of latents is read at inference. tests/test_modern_attention.py checks bot
 loop over heads written from the paper's equations.
 
 Left out, as they change nothing here: the queries' own low-rank compression (DeepSeek-V2-Lite has
-none either), the normalisation of the latent, and batching of the cache.
+none either), the normalisation of the latent, and the cache itself (MLATrace marks what it holds).
 """
 
 from __future__ import annotations

@@ -368,23 +368,23 @@ def mla_loops(x, p, h):
     c = [p.w_dkv.T @ x[t] for t in range(n)]  # (9): the latent c_t^{KV}
     k_c = [p.w_uk.T @ c[t] for t in range(n)]  # (10): k_t^C, all heads end to end
     v_c = [p.w_uv.T @ c[t] for t in range(n)]  # (11)
-    k_r = [rotation_matrix(t, d_rope) @ (p.w_kr.T @ x[t]) for t in range(n)]  # (14): RoPE(W^{KR} h_t)
-    q_c = [p.w_q.T @ x[t] for t in range(n)]  # (12) without the query's compression
-    q_r = [p.w_qr.T @ x[t] for t in range(n)]  # (13), before RoPE
+    k_r = [rotation_matrix(t, d_rope) @ (p.w_kr.T @ x[t]) for t in range(n)]  # (15): RoPE(W^{KR} h_t)
+    q_c = [p.w_q.T @ x[t] for t in range(n)]  # (12)-(13) without the query's compression: W^Q h_t
+    q_r = [p.w_qr.T @ x[t] for t in range(n)]  # (14), before RoPE, from h_t rather than c_t^Q
     out = np.zeros((n, d_model))
     for t in range(n):
         o = []
         for i in range(h):
             head = slice(i * d_h, (i + 1) * d_h)
-            q = np.concatenate([q_c[t][head], rotation_matrix(t, d_rope) @ q_r[t][i * d_rope:(i + 1) * d_rope]])  # (15)
+            q = np.concatenate([q_c[t][head], rotation_matrix(t, d_rope) @ q_r[t][i * d_rope:(i + 1) * d_rope]])  # (16)
             scores = []
-            for j in range(t + 1):  # (17): keys 1 .. t, causal
-                k = np.concatenate([k_c[j][head], k_r[j]])  # (16): the rotary part shared by every head
+            for j in range(t + 1):  # (18): keys 1 .. t, causal
+                k = np.concatenate([k_c[j][head], k_r[j]])  # (17): the rotary part shared by every head
                 scores.append(float(q @ k) / math.sqrt(d_h + d_rope))
             top = max(scores)
             e = [math.exp(s - top) for s in scores]
             o.append(sum(e[j] / sum(e) * v_c[j][head] for j in range(t + 1)))
-        out[t] = p.w_o.T @ np.concatenate(o)  # (18)-(19)
+        out[t] = p.w_o.T @ np.concatenate(o)  # (19)
     return out
 
 
@@ -474,4 +474,95 @@ def test_mla_bad_input(call, error, words):
     x = np.random.default_rng(0).normal(size=(4, 12))
     with pytest.raises(error) as e:
         call(p, x)
+    assert words in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Published configurations and what their caches keep
+# --------------------------------------------------------------------------------------------
+
+from mha_ref import costs, models  # noqa: E402
+
+
+def test_deepseek_v2_cache_equals_gqa_with_2_25_groups():
+    """DeepSeek-V2, Table 1: d_c = 4 d_h and d_h^R = d_h / 2, so (d_c + d_h^R) l = 9/2 d_h l elements,
+    "equal to GQA with only 2.25 groups" (2 n_g d_h l)."""
+    v2 = models.DEEPSEEK_V2
+    assert (v2.d_c, v2.d_rope, v2.d_nope, v2.layers, v2.heads) == (4 * 128, 128 // 2, 128, 60, 128)
+    mla = costs.mla_cache_per_token(v2.d_c, v2.d_rope, layers=v2.layers)
+    assert mla / (2 * v2.d_nope * v2.layers) == 2.25
+    assert mla / (2 * v2.heads * v2.d_nope * v2.layers) == pytest.approx(0.0176, abs=1e-4)  # of MHA's cache
+
+
+def test_deepseek_v3_caches_70272_bytes_a_token():
+    """FACTS: (512 + 64) x 61 x 2 bytes = 70,272 bytes per token in bf16."""
+    ds = models.DEEPSEEK_V3
+    assert (ds.d_c, ds.d_rope, ds.layers, ds.heads, ds.d_model) == (512, 64, 61, 128, 7168)
+    mla = {(r.name, r.kind): r for r in costs.cache_per_token_rows()}[("DeepSeek-V3", "MLA")]
+    assert mla.numbers == (512 + 64) * 61
+    assert mla.bytes == 70_272 and mla.published
+
+
+def test_cache_rows_follow_the_configurations():
+    rows = {(r.name, r.kind): r for r in costs.cache_per_token_rows()}
+    assert [k for _, k in rows] == ["MHA", "GQA", "MQA", "MQA", "MHA", "MLA"]
+    # Llama 3 70B: 80 layers x (key + value) x 8 key/value heads x d_head 128, 2 bytes each
+    assert rows["Llama 3 70B", "GQA"].bytes == 80 * 2 * 8 * 128 * 2 == 327_680
+    assert rows["Llama 3 70B", "MHA"].numbers == 8 * rows["Llama 3 70B", "GQA"].numbers  # 64 heads, not 8
+    assert rows["Llama 3 70B", "MQA"].numbers * 8 == rows["Llama 3 70B", "GQA"].numbers  # 1 head, not 8
+    assert not rows["Llama 3 70B", "MHA"].published and not rows["Llama 3 70B", "MQA"].published
+    # Falcon-7B: one key/value head of 64 over 32 layers
+    assert rows["Falcon-7B", "MQA"].numbers == 32 * 2 * 64
+    # DeepSeek-V3 without its latent: every head's key (128 + 64) and value (128), 61 layers
+    assert rows["DeepSeek-V3", "MHA"].numbers == 61 * 128 * (128 + 64 + 128)
+    assert all(r.source in models.REFERENCES for r in rows.values())
+
+
+def test_the_mla_cache_is_what_mla_attention_keeps():
+    """costs.mla_cache_per_token counts what latent.py's trace marks as cached, per token and layer."""
+    d_c, d_rope = 7, 4
+    t = mla_trace(np.ones((3, 12)), init_mla_params(12, 3, d_c, 5, d_rope), 3, absorbed=True)
+    assert t.latent.shape[-1] + t.k_rope.shape[-1] == costs.mla_cache_per_token(d_c, d_rope)
+    assert costs.mla_cache_per_token(d_c, d_rope, layers=5) == 5 * (d_c + d_rope)
+
+
+def test_flash_numbers_count_what_one_tile_holds():
+    """Counted from the arrays flash_attention's loop holds at once (its scores tile, m, l, acc),
+    and against the n x n table as the context grows."""
+    from mha_ref.flash import _tiles
+    n, d_k = 9, 4
+    rng = np.random.default_rng(0)
+    q, k, v = rng.normal(size=(3, n, d_k))
+    for block in (1, 4, 9, 20):
+        _, m, _, l, acc = next(_tiles(q, k, v, block, None))
+        tile = n * min(block, n)  # the scores of the first (full) tile
+        assert costs.flash_numbers(n, block, d_k) == tile + m.size + l.size + acc.size
+    grows = [costs.flash_numbers(n, 128, 128) / costs.attention_weights(n, 1) for n in (1024, 4096, 16384, 65536)]
+    assert grows == sorted(grows, reverse=True) and grows[-1] < 0.01  # the table outgrows the tiles
+
+
+def test_mistral_window_and_its_reach():
+    m = models.MISTRAL_7B
+    assert (models.MISTRAL_7B_WINDOW, m.layer_count, m.kv_heads, m.heads, m.d_head) == (4096, 32, 8, 32, 128)
+    # the paper's "approximately 131K": W x layers, with W + 1 keys a layer (i - W .. i)
+    assert models.MISTRAL_7B_WINDOW * m.layer_count == 131_072
+    # this site's mask counts W keys with the query itself: W - 1 back a layer
+    assert window_reach(models.MISTRAL_7B_WINDOW, m.layer_count) == 32 * 4095
+
+
+def test_rope_bases_recorded():
+    assert models.ROPE_BASES["roformer"] == 10000.0 and models.LLAMA3_ROPE_BASE["llama3"] == 500000.0
+    # Llama 3's longest wavelength at d_head 128: 2 pi 500000^(126/128), about 2.56 million positions
+    assert rope_wavelengths(128, models.LLAMA3_ROPE_BASE["llama3"])[-1] == pytest.approx(2.559e6, rel=1e-3)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: costs.mla_cache_per_token(0, 64), ValueError, "d_c, the latent's width, must be a whole number >= 1"),
+    (lambda: costs.mla_cache_per_token(512, 64, layers=0), ValueError, "layers must be a whole number >= 1"),
+    (lambda: costs.flash_numbers(100, 0, 64), ValueError, "block must be a whole number >= 1"),
+    (lambda: costs.flash_numbers(1.5, 4, 64), TypeError, "the context length n must be a whole number"),
+])
+def test_cost_bad_input(call, error, words):
+    with pytest.raises(error) as e:
+        call()
     assert words in str(e.value)
