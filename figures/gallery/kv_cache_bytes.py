@@ -12,7 +12,7 @@ from __future__ import annotations
 from mha_ref import costs
 
 from ..kit.control import Control
-from ..kit.style import HEAD_COLOURS, INK, MUTED, SLICE_COLOURS, is_narrow, new_figure
+from ..kit.style import HEAD_COLOURS, INK, SLICE_COLOURS, is_narrow, new_figure
 from ..kit.words import pick
 
 ROWS = costs.cache_per_token_rows()
@@ -30,7 +30,7 @@ CONTROL = Control(
     slug=lambda n: f"n{n}", value_label=lambda n, lang: _k(n),
 )
 CAPTION_ZH = (
-    "几个已发布模型的[键值缓存](glossary.md#kv-cache)，每个数按 {{ value store.bits }} 位（bf16 也是两个字节）。"
+    "几个已发布模型的[键值缓存](glossary.md#kv-cache)，每个数按 {{ value store.bits }} 位，和 `bfloat16` 一样占 {{ value store.bytes }} 个字节。"
     "“每个 token”那张：上下文里每多一个 token，所有层一共要多存多少 KiB；“一条序列”那张：$n$ 个 token 的缓存一共多少 GiB，"
     "{{ screen \"滑块改变 $n$\" print \"每一帧取一个 $n$\" }}。"
     "实心的是模型发布时的做法：Llama 3 70B 用 GQA（{{ value today.mla.llama70_kv_heads }} 个键值头），Falcon-7B 用 MQA，DeepSeek-V3 用 MLA；"
@@ -39,7 +39,7 @@ CAPTION_ZH = (
 )
 CAPTION_EN = (
     "The [key/value cache](glossary.md#kv-cache) of a few published models, at {{ value store.bits }}-bit numbers "
-    "(bf16 takes two bytes too). The panel \"per token\": how many KiB each token of the context adds over all layers; "
+    "({{ value store.bytes }} bytes, as in `bfloat16`). The panel \"per token\": how many KiB each token of the context adds over all layers; "
     "the panel \"one sequence\": the whole cache of $n$ tokens in GiB, "
     "{{ screen \"with $n$ on the slider\" print \"one $n$ a frame\" }}. Solid bars are the models as published: "
     "Llama 3 70B uses GQA ({{ value today.mla.llama70_kv_heads }} key/value heads), Falcon-7B MQA, DeepSeek-V3 MLA. "
@@ -85,7 +85,6 @@ def _bars(ax, values, lang: str, fmt, top: float) -> None:
         ax.text(v + top * 0.02, i, fmt(v), va="center", fontsize=8.5, color=INK)
     ax.set_xlim(0, top * 1.32)
     ax.set_yticks(list(y), [_label(r, lang) for r in ROWS], fontsize=8.5)
-    ax.invert_yaxis()
     ax.grid(axis="x", color="#e6e6e6", lw=0.8, zorder=0)
 
 
@@ -103,6 +102,9 @@ def draw(lang: str, n: int):
     _bars(seq, [sequence_gib(r, n) for r in ROWS], lang, lambda v: f"{v:,.1f}", max(longest))
     seq.set_xlabel("GiB")
     seq.set_title(pick(lang, f"一条序列，n = {_k(n)}", f"one sequence, n = {_k(n)}"), fontsize=9.5)
-    if not narrow:
+    token.invert_yaxis()  # the rows top down, in ROWS' order
+    if narrow:
+        seq.invert_yaxis()
+    else:  # one y axis, shared: inverted once, named once
         seq.tick_params(labelleft=False)
     return fig
