@@ -396,9 +396,15 @@ def _v3():
     return models.DEEPSEEK_V3
 
 
+def _tile_of(block: int, field: str, tile: int) -> Callable[[], float]:
+    """One of flash_trace's running quantities (m, l, rescale) for the tiles figure's row, in tiles
+    of `block` keys, after tile `tile` (from 1)."""
+    return lambda: float(getattr(_tiles.trace(block), field)[tile - 1, 0])
+
+
 def _tile(field: str, tile: int) -> Callable[[], float]:
-    """One of flash_trace's running quantities (m, l, rescale) for the tiles figure's row, after `tile` (from 1)."""
-    return lambda: float(getattr(_tiles.trace(), field)[tile - 1, 0])
+    """The same in the figure's tiles of _tiles.BLOCK keys."""
+    return _tile_of(_tiles.BLOCK, field, tile)
 
 
 QUANTITIES.update({
@@ -433,6 +439,23 @@ QUANTITIES.update({
     "today.mla.llama70_kv_heads": lambda: _LLAMA70.kv_heads,
     "today.mla.llama70_gqa_bytes": lambda: _cache_row(_LLAMA70.name, "GQA").bytes,
     "today.mla.llama70_over_v3": lambda: _cache_row(_LLAMA70.name, "GQA").bytes / _cache_row(_v3().name, "MLA").bytes,
+})
+
+# the exercises of #tiles and #latent (tests/test_exercises.py recomputes each)
+_EX_BLOCK, _EX_CONTEXT = 3, 2 ** 17
+QUANTITIES.update({
+    "ex.today.tiles.block3": lambda: _EX_BLOCK,
+    "ex.today.tiles.count3": lambda: len(_tiles.tiles(_EX_BLOCK)),
+    "ex.today.tiles.s_ate": lambda: float(toy.trace().scores[toy.head_index(_tiles.HEAD)][
+        toy.token_index(_tiles.QUERY), toy.token_index("ate")]),
+    "ex.today.tiles.gap3": lambda: value("today.tiles.m2") - value("ex.today.tiles.s_ate"),
+    "ex.today.tiles.rescale3": _tile_of(_EX_BLOCK, "rescale", 2),
+    "ex.today.tiles.l_block3": _tile_of(_EX_BLOCK, "l", 2),
+    "ex.today.mla.d_head": lambda: _v3().d_nope,
+    "ex.today.mla.per_layer": lambda: _v3().d_c + _v3().d_rope,
+    "ex.today.mla.groups": lambda: (_v3().d_c + _v3().d_rope) / (2 * _v3().d_nope),
+    "ex.today.mla.context": lambda: _EX_CONTEXT,
+    "ex.today.mla.seq_gib": lambda: _EX_CONTEXT * _cache_row(_v3().name, "MLA").bytes / _GIB,
 })
 
 class UnknownValue(KeyError):
