@@ -26,7 +26,7 @@ CAPTION_ZH = (
     "随上下文长度 $n$ 的变化，按每个数 {{ value store.bits }} 位折成 MiB。"
     "“整张表”是每个头一张 $n \\times n$ 的分数表，就是[代价那一页](what-it-costs.md#fig-attention-memory)的权重表格数；"
     "“分块”是每个头一块 $n \\times {{ value today.tiles.memory_block }}$ 的分数，加上每个查询的 $m$、$l$ 和到目前为止的输出。"
-    "另一张是两者之比：上下文每长一倍，它也差不多翻一倍。"
+    "另一张是两者之比：上下文比一块还长以后，上下文每长一倍，它也翻一倍；上下文不超过一块时，分块存的反倒比整张表多。"
     "模型本身最长只读 {{ value gpt2.context d }} 个 token，更长的部分是按它的宽度外推的。"
 )
 CAPTION_EN = (
@@ -35,7 +35,8 @@ CAPTION_EN = (
     "\"Whole tables\": an $n \\times n$ table of scores for every head, the weight entries of "
     "the figure of [What it costs](what-it-costs.md#fig-attention-memory). \"Tiles\": for every head one tile of "
     "$n \\times {{ value today.tiles.memory_block }}$ scores, with each query's $m$, $l$ and output so far. "
-    "The other panel is their ratio: each doubling of the context nearly doubles it. The model itself reads at most "
+    "The other panel is their ratio: once the context is longer than a tile, each doubling of the context doubles it; "
+    "up to one tile, the tiles hold more than the tables. The model itself reads at most "
     "{{ value gpt2.context d }} tokens; longer contexts extrapolate its width."
 )
 
