@@ -131,10 +131,11 @@ def _plane_panel(ax, lang: str, t: int) -> None:
     tr = tiles.trace()
     ref = tiles.reference_row()
     ax.scatter(v[:, 0], v[:, 1], s=14, color=MUTED, zorder=2)
-    near = toy.token_index("and")  # the ring sits on it: its name goes below, clear of the ring
+    # the ring sits on `and`: its name goes below right, clear of the ring, and `it`'s, just below it, to the left
+    placed = {toy.token_index("and"): ((8, -12), "left"), toy.token_index("it"): ((-5, -4), "right")}
     for j, word in enumerate(toy.TOKENS):
-        ax.annotate(word, v[j], xytext=(8, -12) if j == near else (5, 3), textcoords="offset points",
-                    fontsize=8.5, color=MUTED)
+        offset, ha = placed.get(j, ((5, 3), "left"))
+        ax.annotate(word, v[j], xytext=offset, textcoords="offset points", ha=ha, fontsize=8.5, color=MUTED)
     path = tr.out[:t + 1, 0]
     ax.plot(path[:, 0], path[:, 1], "-o", color=COLOUR, ms=5, lw=1.2, zorder=4,
             label=pick(lang, "每读完一块的输出", "output after each tile"))
