@@ -54,11 +54,16 @@ def _keys(t: int) -> str:
     return " ".join(toy.TOKENS[start:stop])
 
 
+def _rescale(t: int, spec: str) -> str:
+    """What tile t multiplied the earlier terms by; the first tile has none before it."""
+    return "—" if t == 0 else format(tiles.trace().rescale[t, 0], spec)
+
+
 def readout(lang: str, t: int) -> str:
     tr = tiles.trace()
     return pick(lang,
-                f"第 {t + 1} 块（{_keys(t)}）· m = {tr.m[t, 0]:.2f} · 先前各项乘 {tr.rescale[t, 0]:.1e} · l = {tr.l[t, 0]:.3f}",
-                f"tile {t + 1} ({_keys(t)}) · m = {tr.m[t, 0]:.2f} · earlier terms × {tr.rescale[t, 0]:.1e} · "
+                f"第 {t + 1} 块（{_keys(t)}）· m = {tr.m[t, 0]:.2f} · 先前各项乘 {_rescale(t, '.1e')} · l = {tr.l[t, 0]:.3f}",
+                f"tile {t + 1} ({_keys(t)}) · m = {tr.m[t, 0]:.2f} · earlier terms × {_rescale(t, '.1e')} · "
                 f"l = {tr.l[t, 0]:.3f}")
 
 
@@ -66,7 +71,7 @@ def data(lang: str):
     """After every tile: its keys, m, what the earlier terms were multiplied by, l and the output;
     then attention()'s output for the same row."""
     tr = tiles.trace()
-    rows = [[str(t + 1), _keys(t), f"{tr.m[t, 0]:.4f}", f"{tr.rescale[t, 0]:.3e}", f"{tr.l[t, 0]:.6f}",
+    rows = [[str(t + 1), _keys(t), f"{tr.m[t, 0]:.4f}", _rescale(t, ".3e"), f"{tr.l[t, 0]:.6f}",
              *(f"{x:.6f}" for x in tr.out[t, 0])] for t in range(N_TILES)]
     rows.append([pick(lang, "attention()，整行", "attention(), whole row"), " ".join(toy.TOKENS), "", "", "",
                  *(f"{x:.6f}" for x in tiles.reference_row())])
