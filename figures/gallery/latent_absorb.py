@@ -20,18 +20,19 @@ CONTROL = None
 LATENT, ROTARY = "#CC79A7", "#E69F00"
 CAPTION_ZH = (
     "多头潜在注意力用在我们例子的六个 token 上（{{ value toy.h }} 个头，每个头宽 {{ value toy.d_k }}，矩阵随机取，种子固定）。"
-    "“每个 token 缓存多少个数”那张：普通多头注意力每个头存一个键、一个值，共 {{ value today.mla.toy_mha_cache }} 个数；"
+    "“每个 token 每层缓存多少个数”那张：普通多头注意力每个头存一个键、一个值，共 {{ value today.mla.toy_mha_cache }} 个数；"
     "MLA 只存一个宽 {{ value today.mla.toy_d_c }} 的潜向量和一段宽 {{ value today.mla.toy_d_rope }} 的旋转键，共 {{ value today.mla.toy_cache }} 个，所有头共用。"
     "另一张：把每个头的键和值都造出来算得的输出（横轴），和把上投影吸收进查询、输出两侧后算得的输出（纵轴），每个点是输出里的一个数，"
     "全都落在对角线上，两者最大的差是 {{ value today.mla.largest_difference .0e }}。"
 )
 CAPTION_EN = (
     "Multi-head latent attention on the running example's six tokens ({{ value toy.h }} heads of width {{ value toy.d_k }}, "
-    "random matrices from a fixed seed). The panel \"numbers cached per token\": plain multi-head attention keeps a "
+    "random matrices from a fixed seed). The panel \"numbers cached per token, per layer\": plain multi-head attention keeps a "
     "key and a value for every head, {{ value today.mla.toy_mha_cache }} numbers; MLA keeps one latent of "
     "{{ value today.mla.toy_d_c }} and one rotary key of {{ value today.mla.toy_d_rope }}, {{ value today.mla.toy_cache }} "
     "numbers shared by every head. The other panel: each number of the output computed with every head's keys and values "
-    "made (across) against the same number with the up-projections absorbed into the query and output sides (up); "
+    "made (horizontal axis) against the same number with the up-projections absorbed into the query and output sides "
+    "(vertical axis); "
     "all lie on the diagonal, and the largest difference is {{ value today.mla.largest_difference .0e }}."
 )
 

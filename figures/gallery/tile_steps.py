@@ -28,18 +28,18 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "我们例子里[位置头](glossary.md#position-head)给 `it` 算的那一行，键按每块 {{ value today.tiles.block }} 个分块读入。"
-    "上：这一行的分数，已经读过的块上了色，虚线是到目前为止的最大分数 $m$。"
-    "中：每个已读键的 $e^{s-m}$，它们的和就是分母 $l$；某一块带来更大的 $m$ 时，先前的各项一起乘上 $e^{m_\\text{旧}-m_\\text{新}}$ 缩小，空心框是缩小之前的高度。"
-    "第三张：到目前为止的输出 $\\text{acc}/l$（实心点连成的路径），落在这个头的值向量之间；圆圈是整行一次算完的 `attention()` 的输出，读完最后一块时两者重合。"
+    "“分数与最大值 m”那张：这一行的分数，已经读过的块上了色，虚线是到目前为止的最大分数 $m$。"
+    "“各项之和 l”那张：每个已读键的 $e^{s-m}$，它们的和就是分母 $l$；某一块带来更大的 $m$ 时，先前的各项一起乘上 $e^{m_\\text{旧}-m_\\text{新}}$ 缩小，虚线框是缩小之前的高度。"
+    "“输出 acc / l”那张：每读完一块的输出（实心点连成的路径），落在这个头的值向量之间；圆圈是整行一次算完的 `attention()` 的输出，读完最后一块时两者重合。"
 )
 CAPTION_EN = (
     "The running example's [position head](glossary.md#position-head), its row for `it`, with the keys read in tiles of "
-    "{{ value today.tiles.block }}. Top: the row's scores, the tiles read so far in colour, and the dashed line at the largest "
-    "score so far, $m$. Middle: $e^{s-m}$ for every key read, whose sum is the denominator $l$; when a tile brings a "
-    "larger $m$, every earlier term is multiplied by $e^{m_\\text{old}-m_\\text{new}}$ and shrinks, and an open box "
-    "shows its height before. Third panel: the output so far, $\\text{acc}/l$ (filled dots along a path), among the "
-    "head's value vectors; the ring is the output of `attention()`, which takes the whole row at once, and the two "
-    "meet when the last tile is read."
+    "{{ value today.tiles.block }}. The panel \"scores and the maximum m\": the row's scores, the tiles read so far in colour, "
+    "and the dashed line at the largest score so far, $m$. The panel \"their sum l\": $e^{s-m}$ for every key read, whose "
+    "sum is the denominator $l$; when a tile brings a larger $m$, every earlier term is multiplied by "
+    "$e^{m_\\text{old}-m_\\text{new}}$ and shrinks, and a dashed box shows its height before. The panel \"output acc / l\": "
+    "the output after each tile (filled dots along a path), among the head's value vectors; the ring is the output of "
+    "`attention()`, which takes the whole row at once, and the two meet when the last tile is read."
 )
 
 
