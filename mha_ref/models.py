@@ -32,6 +32,8 @@ REFERENCES = {
         Reference("raffel2020", "Raffel, Shazeer, Roberts, Lee, Narang, Matena, Zhou, Li, Liu",
                   "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (T5)",
                   "JMLR", 2020, "1910.10683"),
+        Reference("milakov2018", "Milakov, Gimelshein", "Online normalizer calculation for softmax",
+                  "arXiv preprint", 2018, "1805.02867"),
         Reference("dao2022", "Dao, Fu, Ermon, Rudra, Ré",
                   "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", "NeurIPS",
                   2022, "2205.14135"),

@@ -283,6 +283,33 @@ INDEPENDENT = {
 }
 
 
+# attention-today, #tiles and #latent: the position head's row for `it` in tiles, DeepSeek-V3's cache
+# (its published configuration typed from the sources in mha_ref/models.py: 61 layers, latent 512,
+# rotary key 64, head width 128, two bytes a number).
+_ROW = S[POS, IT]
+_L_ROW = float(np.exp(_ROW - _ROW.max()).sum())  # the row's denominator, whatever the tiles
+INDEPENDENT.update({
+    "today.tiles.m2": (_ROW[:4].max(), CLOSE),  # the largest score of the first two tiles of two
+    "today.tiles.rescale2": (math.exp(_ROW[:2].max() - _ROW[:4].max()), CLOSE),
+    "today.tiles.l3": (_L_ROW, CLOSE),
+    "ex.today.tiles.block3": (3, EXACT),
+    "ex.today.tiles.count3": (math.ceil(6 / 3), EXACT),
+    "ex.today.tiles.s_ate": (_ROW[ATE], CLOSE),
+    "ex.today.tiles.gap3": (_ROW[AND] - _ROW[ATE], CLOSE),
+    "ex.today.tiles.rescale3": (math.exp(_ROW[:3].max() - _ROW.max()), CLOSE),
+    "ex.today.tiles.l_block3": (_L_ROW, CLOSE),
+    "today.mla.v3_layers": (61, EXACT),
+    "today.mla.v3_d_c": (512, EXACT),
+    "today.mla.v3_d_rope": (64, EXACT),
+    "ex.today.mla.d_head": (128, EXACT),
+    "ex.today.mla.per_layer": (512 + 64, EXACT),
+    "ex.today.mla.groups": ((512 + 64) / (2 * 128), CLOSE),
+    "ex.today.mla.context": (2 ** 17, EXACT),
+    "today.mla.v3_bytes": ((512 + 64) * 61 * 2, EXACT),
+    "ex.today.mla.seq_gib": (2 ** 17 * (512 + 64) * 61 * 2 / 2 ** 30, CLOSE),
+    "store.bytes": (2, EXACT),
+})
+
 def _printed_names() -> set[str]:
     return {m["name"] for page in PAGES for lang in LANGS for m in VALUE.finditer(section(page, lang))}
 
@@ -520,3 +547,23 @@ def test_the_code_claims():
 def test_a_ratio_that_is_not_whole_is_refused():
     with pytest.raises(ValueError, match="not a whole multiple"):
         quantities._whole(1600, 24)
+
+
+def test_attention_today_tiles_and_latent_claims():
+    # `and` has the row's largest score, in the second tile of two and of three
+    assert _ROW.argmax() == AND and 2 <= AND < 4 and 3 <= AND < 6
+    # tiles of three: the first tile's largest is `ate` (its term exactly one), the second rescales it
+    assert _ROW[:3].argmax() == ATE
+    # "mostly ate's": the other two terms of the first tile are far below it
+    assert np.exp(_ROW[[THE, CAT]] - _ROW[ATE]).sum() < 1e-3
+    # the denominator at the end is the same whatever the tiles, printed alike
+    from mha_ref.example import tiles
+    for block in range(1, toy.N + 1):
+        got = tiles.trace(block).l[-1, 0]
+        assert got == pytest.approx(_L_ROW, rel=1e-12) and format(got, ".3f") == format(_L_ROW, ".3f")
+    # with tiles of two, cat's term, one after the first tile, is left at the rescale factor
+    assert _ROW[:2].argmax() == CAT
+    # DeepSeek-V3's cache is worth a number of key/value heads that is not whole
+    groups = quantities.value("ex.today.mla.groups")
+    assert groups != int(groups)
+    assert quantities.value("ex.today.mla.seq_gib") * 2 ** 30 == 2 ** 17 * quantities.value("today.mla.v3_bytes")

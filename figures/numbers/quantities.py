@@ -377,6 +377,89 @@ QUANTITIES.update(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts
 QUANTITIES.update(lm_findings.quantities(tiny_lm.all_seeds))  # what the page reads further from the same measurements
 
 
+
+# Page 8, attention as today's models run it: tiles of keys (#tiles) and latent attention (#latent).
+from .example import mla_toy as _mla_toy, tiles as _tiles  # noqa: E402
+
+
+_TILES_LONGEST = 2 ** 17  # the longest context tile-memory draws
+
+
+def _cache_row(name: str, kind: str) -> costs.CacheRow:
+    """One row of costs.cache_per_token_rows(): a published configuration's key/value cache per token."""
+    return next(r for r in costs.cache_per_token_rows() if (r.name, r.kind) == (name, kind))
+
+
+_LLAMA70 = models.model("Llama 3 70B")
+
+
+def _v3():
+    """DeepSeek-V3's published configuration (models.py)."""
+    return models.DEEPSEEK_V3
+
+
+def _tile_of(block: int, field: str, tile: int) -> Callable[[], float]:
+    """One of flash_trace's running quantities (m, l, rescale) for the tiles figure's row, in tiles
+    of `block` keys, after tile `tile` (from 1)."""
+    return lambda: float(getattr(_tiles.trace(block), field)[tile - 1, 0])
+
+
+def _tile(field: str, tile: int) -> Callable[[], float]:
+    """The same in the figure's tiles of _tiles.BLOCK keys."""
+    return _tile_of(_tiles.BLOCK, field, tile)
+
+
+QUANTITIES.update({
+    "today.tiles.block": lambda: _tiles.BLOCK,
+    "today.tiles.count": lambda: len(_tiles.tiles()),
+    "today.tiles.m1": _tile("m", 1),
+    "today.tiles.m2": _tile("m", 2),
+    "today.tiles.rescale2": _tile("rescale", 2),
+    "today.tiles.l1": _tile("l", 1),
+    "today.tiles.l2": _tile("l", 2),
+    "today.tiles.l3": _tile("l", 3),
+    "today.tiles.largest_difference": _tiles.largest_difference,
+    "today.tiles.memory_block": lambda: _tiles.MEMORY_BLOCK,
+    "today.tiles.table_mib": lambda: _in_units(costs.bytes_of(_tiles.layer_table_numbers(_GPT2.context)), _MIB),
+    "today.tiles.tiles_mib": lambda: costs.bytes_of(_tiles.layer_tile_numbers(_GPT2.context)) / _MIB,
+    "today.tiles.longest": lambda: _TILES_LONGEST,
+    "today.tiles.ratio_longest": lambda: _tiles.layer_table_numbers(_TILES_LONGEST) / _tiles.layer_tile_numbers(_TILES_LONGEST),
+    "today.mla.toy_d_c": lambda: _mla_toy.D_C,
+    "today.mla.toy_d_rope": lambda: _mla_toy.D_ROPE,
+    "today.mla.toy_cache": _mla_toy.cached_per_token,
+    "today.mla.toy_mha_cache": _mla_toy.cached_per_token_mha,
+    "today.mla.largest_difference": _mla_toy.largest_difference,
+    "today.mla.v3_layers": lambda: _v3().layers,
+    "today.mla.v3_heads": lambda: _v3().heads,
+    "today.mla.v3_d_c": lambda: _v3().d_c,
+    "today.mla.v3_d_rope": lambda: _v3().d_rope,
+    "today.mla.v3_numbers": lambda: _cache_row(_v3().name, "MLA").numbers,
+    "today.mla.v3_bytes": lambda: _cache_row(_v3().name, "MLA").bytes,
+    "today.mla.v3_mha_bytes": lambda: _cache_row(_v3().name, "MHA").bytes,
+    "today.mla.v3_mha_ratio": lambda: _cache_row(_v3().name, "MHA").bytes / _cache_row(_v3().name, "MLA").bytes,
+    "today.mla.llama70_heads": lambda: _LLAMA70.heads,
+    "today.mla.llama70_kv_heads": lambda: _LLAMA70.kv_heads,
+    "today.mla.llama70_gqa_bytes": lambda: _cache_row(_LLAMA70.name, "GQA").bytes,
+    "today.mla.llama70_over_v3": lambda: _cache_row(_LLAMA70.name, "GQA").bytes / _cache_row(_v3().name, "MLA").bytes,
+})
+
+# the exercises of #tiles and #latent (tests/test_exercises.py recomputes each)
+_EX_BLOCK, _EX_CONTEXT = 3, 2 ** 17
+QUANTITIES.update({
+    "ex.today.tiles.block3": lambda: _EX_BLOCK,
+    "ex.today.tiles.count3": lambda: len(_tiles.tiles(_EX_BLOCK)),
+    "ex.today.tiles.s_ate": lambda: float(toy.trace().scores[toy.head_index(_tiles.HEAD)][
+        toy.token_index(_tiles.QUERY), toy.token_index("ate")]),
+    "ex.today.tiles.gap3": lambda: value("today.tiles.m2") - value("ex.today.tiles.s_ate"),
+    "ex.today.tiles.rescale3": _tile_of(_EX_BLOCK, "rescale", 2),
+    "ex.today.tiles.l_block3": _tile_of(_EX_BLOCK, "l", 2),
+    "ex.today.mla.d_head": lambda: _v3().d_nope,
+    "ex.today.mla.per_layer": lambda: _v3().d_c + _v3().d_rope,
+    "ex.today.mla.groups": lambda: (_v3().d_c + _v3().d_rope) / (2 * _v3().d_nope),
+    "ex.today.mla.context": lambda: _EX_CONTEXT,
+    "ex.today.mla.seq_gib": lambda: _EX_CONTEXT * _cache_row(_v3().name, "MLA").bytes / _GIB,
+})
+
 class UnknownValue(KeyError):
     """No quantity has this name (as opposed to a KeyError raised while computing one)."""
 
