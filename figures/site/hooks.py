@@ -167,6 +167,10 @@ def on_pre_build(config):
     except numbering.MarkupError as e:
         raise PluginError(str(e)) from e
     config["figure_numbers"] = numbers  # figure id -> FigureNumber: the gen-files script and every page read it
+    # the pages that carry a number (the one their figures carry), with titles and reading times:
+    # the nav and {{ contents }} read them
+    config["numbered_pages"] = importlib.import_module("figures.publish.contents").numbered_pages(
+        Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages, numbers)
 
 
 @event_priority(-200)  # after static-i18n's own on_files (-100)
@@ -263,9 +267,14 @@ def on_page_markdown(markdown, page, config, files):
         numbers = config["figure_numbers"]
         # the figure files this build wrote: a page links only those (a frame that failed under serve has none)
         written = hashlib.sha256("\n".join(sorted(u for u in (files.src_uris if files else ()) if u.startswith("figures/"))).encode())
+        pages = config.get("numbered_pages")
+        # only a page that lists the pages is expanded again when another page's reading time changes
+        listed = repr(pages) if importlib.import_module("figures.text.constructs").CONTENTS.search(markdown) else ""
         text, _ = markup.kept_expansion(
-            (markdown, _lang(config), file, first_line, repr(numbers), nav_entry, _serving, page.url, written.hexdigest()),
-            lambda: markup.expand(markdown, _lang(config), url, file, numbers, nav_entry, _serving, size, first_line))
+            (markdown, _lang(config), file, first_line, repr(numbers), nav_entry, _serving, page.url, written.hexdigest(),
+             listed),
+            lambda: markup.expand(markdown, _lang(config), url, file, numbers, nav_entry, _serving, size, first_line,
+                                  pages))
     except importlib.import_module("figures.text.constructs").MarkupError as e:
         raise PluginError(str(e)) from e
 
@@ -325,7 +334,9 @@ def on_page_content(html, page, config, files):
 
 
 def on_page_context(context, page, config, nav):
-    """The footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    """Each numbered page's number before its title in the nav (figures/site/contents.py); the
+    footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    importlib.import_module("figures.site.contents").number_the_nav(nav, config.get("numbered_pages") or [])
     zip_path = config.extra.get("mha_offline_zip")  # offline_reading.configure
     if zip_path:
         context["mha_offline_zip"] = importlib.import_module("figures.site.offline_reading").footer_text(
