@@ -16,8 +16,7 @@ import pytest
 import machine_cache
 from checkout_copy import copy_checkout
 from figures.engine.cache import ENV, WHOLE
-from mha_ref import store
-from mha_ref.tiny import lm_heads, lm_train
+from figures.keep import disk, switches, tiny_lm
 from figures.publish import bundles
 from figures.publish import expansions
 from figures.site import mathfont
@@ -33,7 +32,7 @@ def figure_cache(tmp_path_factory, request):
     frame checks fill it, drawing every frame, or taking the frames an earlier session on this
     machine drew and checked from the same code (tests/frame_checks.py, Kept). Its trained-lm/
     folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
-    math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (mha_ref.store),
+    math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (figures.keep.reach),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
     pages/ and captions/ each page and caption expanded (figures/publish/expansions.py), decks/, flashcards/ and selfcheck/ the slide decks,
     glossary cards and test vectors, whole/ the figure files the builds link into their sites,
@@ -43,13 +42,13 @@ def figure_cache(tmp_path_factory, request):
     (test_lm.py) train in caches of their own."""
     # MHA_FIGURE_CACHE's trained-lm/ and lm-heads/ (the masked language model's seeds) when it names
     # a folder; otherwise the machine's, shared by clones
-    named = os.environ.get(ENV, "").strip() and not store.switched_off(ENV)
+    named = os.environ.get(ENV, "").strip() and not switches.switched_off(ENV)
     folder, shared = tmp_path_factory.mktemp("figure-cache"), []
-    for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
-                       ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
-                       (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
-                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), *((name, store.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
-                       *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
+    for name, kept in (("trained-lm", tiny_lm.weights_folder()), ("lm-heads", tiny_lm.heads_folder()),
+                       ("math-font", mathfont.cache_folder()), ("code", disk.cache_folder("code")),
+                       (bundles.PUBLISHED, disk.cache_folder(bundles.PUBLISHED)),
+                       (bundles.TABLES, disk.cache_folder(bundles.TABLES)), *((name, disk.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
+                       *((name, disk.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)

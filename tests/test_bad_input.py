@@ -14,7 +14,8 @@ import pytest
 from figures.__main__ import main as figures_cli
 
 import mha_ref
-from mha_ref import costs, quantities
+from mha_ref import costs
+from figures.numbers import quantities
 from mha_ref.example import one_head, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
 from figures.site import markup
@@ -498,7 +499,7 @@ def test_blend_twin_inputs_refuses_a_query_whose_two_rules_agree():
 
 
 def test_quantities_unknown_name():
-    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in mha_ref/quantities\.py\)"):
+    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in figures/numbers/quantities\.py\)"):
         quantities.value("nope")
     # a misspelt name: the nearest names, not all of them
     with pytest.raises(KeyError, match=r"unknown value 'gpt2\.parms'; did you mean 'gpt2\.params'( or '[\w.]+')*\? \(every"):

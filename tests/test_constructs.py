@@ -13,8 +13,8 @@ from mkdocs.utils import meta
 
 from figures.publish import numbering
 from figures.engine import registry
-from figures.site import hooks, markup
-from figures.text import constructs
+from figures.site import hooks, markup, page_markdown
+from figures.text import constructs, markdown_code
 from figures.text.constructs import MarkupError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_ow
 
 
 def test_a_value_that_fails_names_its_line(monkeypatch):
-    from mha_ref import quantities
+    from figures.numbers import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
     assert _error("\n\n{{ value broken.zero }}").startswith(f"{PAGE}:3: the value 'broken.zero' failed: ZeroDivisionError")
 
@@ -184,7 +184,7 @@ def test_the_hook_names_a_page_of_the_docs_from_the_checkout_root():
     page = SimpleNamespace(file=SimpleNamespace(src_uri="one-head-blends.en.md",
                                                 abs_src_path=str(ROOT / "docs/one-head-blends.en.md")))
     text = (ROOT / "docs/one-head-blends.en.md").read_text(encoding="utf-8")
-    assert hooks._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
+    assert page_markdown._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
 
 
 # --- code indented by four spaces --------------------------------------------------------------
@@ -235,12 +235,12 @@ def test_indented_code_is_left_as_written_where_python_markdown_makes_it_code(te
 
 def test_a_construct_in_indented_code_is_not_read_at_all():
     text = "Write a figure like this:\n\n    {{ figure no-such-figure }}\n    {{ vaule x }}\n\nand a number: {{ value toy.n }}.\n"
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert _expand(text) == text.replace("{{ value toy.n }}", str(quantities.value("toy.n")))
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
 def test_every_construct_on_the_pages_is_code_exactly_where_python_markdown_makes_it_code(page):
     text = page.read_text(encoding="utf-8")
-    outside = {m.start() for m in constructs.outside_code(re.compile(r"\{\{"), text)}
+    outside = {m.start() for m in markdown_code.outside_code(re.compile(r"\{\{"), text)}
     assert _in_code(_python_markdown(text)) == [m.start() not in outside for m in re.finditer(r"\{\{", text)]

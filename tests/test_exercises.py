@@ -24,7 +24,8 @@ from figures.publish import numbering
 from figures.text.constructs import VALUE
 from mha_ref import split_heads, merge_heads
 from mha_ref.example import expressiveness, scale, toy
-from mha_ref import quantities, roles
+from mha_ref import roles
+from figures.numbers import quantities
 
 attention_module = importlib.import_module("mha_ref.attention")  # the module, not the function of that name
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import pytest
 from figures.engine import registry
 from figures.text import bounds
 from figures.text.constructs import FIGURE
-from mha_ref import quantities
+from figures.numbers import quantities
 from prose_rules import prose
 from figures.site import markup
 from figures.text import constructs

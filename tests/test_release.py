@@ -31,9 +31,9 @@ OLD, NEW = "1.0.0", "1.1.0"
 PAGE = "one-head-blends/"
 EDIT = {"zh": "\n\n本段只在 {v} 版里。\n", "en": "\n\nThis paragraph is only in version {v}.\n"}
 # a number changed in 1.1.0: (the file, the text, what 1.1.0 has) and the quantity, old and new, the page printing it.
-# One that no figure draws from (mha_ref/quantities.py): a change to mha_ref/models.py had the second
+# One that no figure draws from (figures/numbers/quantities.py): a change to mha_ref/models.py had the second
 # release draw nine figures' frames again, minutes of the whole suite
-NUMBER = ("mha_ref/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
+NUMBER = ("figures/numbers/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
 CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
 # and a number in a table (the reference page's costs), from code no figure reaches either
 TABLE_NUMBER = ("figures/site/cheatsheet.py", "r\"$h\\,n^2$\", costs.attention_weights(n, h)),",

@@ -251,7 +251,7 @@ def test_numbers_are_filled_in_and_no_construct_is_left(site):
         for lang in ("zh", "en"):
             text = (site / _built(page, lang)).read_text(encoding="utf-8")
             assert "{{" not in text, _built(page, lang)
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert f"{quantities.value('gpt2.params'):,}" in (site / "index.html").read_text(encoding="utf-8")
 
 

@@ -18,7 +18,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from figures.engine import registry
-from mha_ref import store
+from figures.keep import disk
 from figures.kit.control import Control
 import identities
 from figures.engine.render import Frame
@@ -316,7 +316,7 @@ def test_zip_deflates_text_and_stores_what_is_compressed_already(fmt, frames_met
 def figure_with_data(monkeypatch):
     """A registered-looking figure "csv-demo" whose data(lang) the test sets. It has no module whose
     sources could name its table in the figure cache, so the cache is off."""
-    monkeypatch.setenv(store.CACHE_ENV, "0")
+    monkeypatch.setenv(disk.CACHE_ENV, "0")
     fake = SimpleNamespace()
     real_get = registry.get
     monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "csv-demo" else real_get(fig_id))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from mha_ref import store
+from ..keep import switches
 
 # The checkout's, beside the code; for the code installed from a wheel (site-packages holds none),
 # the one in the folder the site is built in, beside mkdocs.yml (tests/test_wheel.py)
@@ -271,7 +271,7 @@ def placeholder_notice(site_url: str) -> str | None:
 
 def require_real_site_url() -> bool:
     """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
-    return store.env_switch(REQUIRE_SITE_URL_ENV, False)
+    return switches.env_switch(REQUIRE_SITE_URL_ENV, False)
 
 
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:

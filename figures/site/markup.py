@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..text.constructs import (CONTENTS, FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError, expand_media,
-                               expand_values, outside_code, unclosed_fence)
+from ..text.constructs import (CONTENTS, FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError,
+                               expand_media, expand_values)
+from ..text.markdown_code import outside_code, unclosed_fence
 from .contents import contents_markdown
 from .figure_block import figure_html
 from .gallery import gallery_markdown

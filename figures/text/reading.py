@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .constructs import FIGURE, MEDIA, VALUE, outside_code
+from .constructs import FIGURE, MEDIA, VALUE
+from .markdown_code import outside_code
 
 HAN_PER_MINUTE = 255   # IReST (2012), Chinese
 WORDS_PER_MINUTE = 238  # Brysbaert (2019), English non-fiction, silent

@@ -12,10 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .example import causal, expressiveness, one_head, reshape, scale, toy
-from .tiny import lm_findings, lm_heads
-from . import costs, models, roles
-from .attention import MHATrace, attention, merge_heads, mha_trace
+from mha_ref import costs, models, roles
+from mha_ref.attention import MHATrace, attention, merge_heads, mha_trace
+from mha_ref.example import causal, expressiveness, one_head, reshape, scale, toy
+from mha_ref.tiny import lm_findings, lm_heads
+
+from ..keep import tiny_lm
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -371,8 +373,8 @@ QUANTITIES.update(EXERCISES)
 
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
 # appears, and pruning by importance against random orders; never one seed's number alone.
-QUANTITIES.update(lm_heads.quantities())
-QUANTITIES.update(lm_findings.quantities())  # what the page reads further from the same measurements
+QUANTITIES.update(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts))
+QUANTITIES.update(lm_findings.quantities(tiny_lm.all_seeds))  # what the page reads further from the same measurements
 
 
 class UnknownValue(KeyError):
@@ -386,7 +388,7 @@ def value(name: str) -> float | int:
     except KeyError:
         near = difflib.get_close_matches(name, QUANTITIES, n=3, cutoff=0.7)
         raise UnknownValue(f"unknown value {name!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
-                           + "(every name is a key of QUANTITIES in mha_ref/quantities.py)") from None
+                           + "(every name is a key of QUANTITIES in figures/numbers/quantities.py)") from None
     if compute not in _computed:  # keyed by the function, so replacing an entry recomputes it
         v = compute()
         _computed[compute] = v.item() if isinstance(v, (np.integer, np.floating)) else v
