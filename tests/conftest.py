@@ -143,7 +143,7 @@ def mkdocs_build():
 
 @pytest.fixture(scope="session")
 def site_command():
-    """site_command(out, cwd=ROOT, **env): the README's build-only command (`python -m
+    """site_command(out, cwd=ROOT, **env): the build-only command (.github/CONTRIBUTING.md) (`python -m
     figures.site.build -d out`) started in a session of its own (its Popen, output in `out`.log beside
     out), env added to this process's; SIGINT stops it as Ctrl-C does. A test using it is marked `build`."""
     def start(out, cwd=ROOT, **env):
@@ -212,7 +212,7 @@ def properdocs_site(site_builds):
 
 @pytest.fixture(scope="session")
 def offline_site(site_builds):
-    """The README's build-only command with MHA_OFFLINE=1: the copy that works from disk."""
+    """The build-only command (.github/CONTRIBUTING.md) with MHA_OFFLINE=1: the copy that works from disk."""
     return site_builds("offline_site")
 
 

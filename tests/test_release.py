@@ -1,4 +1,4 @@
-"""Two releases made for real (figures/site/release.py, README "Releases"): a copy of this checkout
+"""Two releases made for real (figures/site/release.py, .github/CONTRIBUTING.md, "Releases"): a copy of this checkout
 becomes a git repository, its version 1.0.0 is tagged and released into a local bare repository
 (the Pages branch), then 1.1.0 with one page edited and one number changed (a constant in mha_ref
 that a page prints, which its what-changed page must list); the branch is served over HTTP at the
@@ -38,7 +38,7 @@ CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
 # and a number in a table (the reference page's costs), from code no figure reaches either
 TABLE_NUMBER = ("figures/site/cheatsheet.py", "r\"$h\\,n^2$\", costs.attention_weights(n, h)),",
                 "r\"$h\\,n^2$\", costs.attention_weights(n, h) + 1),")
-DAY = {OLD: "2026-01-10", NEW: "2026-02-20"}  # each release's commit day, its release_date (README's steps)
+DAY = {OLD: "2026-01-10", NEW: "2026-02-20"}  # each release's commit day, its release_date (the guide's steps)
 # a page left untracked beside the second release's tag: a release is built from the tag's files only
 UNTRACKED = "not-committed"
 

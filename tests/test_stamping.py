@@ -418,7 +418,7 @@ def test_attribution_of_the_whole_figure_and_of_an_unplaced_one(demo_figure):
     ("en", "https://x.example/repo/1.2.0/en/one-head-blends/#fig-demo", "; newest version: https://x.example/repo/latest/en/one-head-blends/#fig-demo")])
 def test_a_release_attributes_each_file_to_its_frozen_address_with_the_newest_beside_it(demo_figure, monkeypatch,
                                                                                        lang, page, latest):
-    """README, "Releases": the page's address in this release's folder, and the same page in `latest`."""
+    """.github/CONTRIBUTING.md, "Releases": the page's address in this release's folder, and the same page in `latest`."""
     released = dataclasses.replace(ID, site_url="https://x.example/repo/1.2.0/", release="1.2.0",
                                    home_url="https://x.example/repo/")
     monkeypatch.setattr(attribution, "IDENTITY", released)

@@ -107,7 +107,7 @@ def get(fig_id: str) -> ModuleType:
         file = Path(module.__file__).resolve()
         shown = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file
         raise FigureError(fig_id, None, None, f"{shown} does not define {', '.join(missing + wrong)}: "
-                          f"every figure module gives {', '.join(REQUIRED)} (README, \"A new figure\")", stage="import")
+                          f"every figure module gives {', '.join(REQUIRED)} (.github/CONTRIBUTING.md, \"Add a figure\")", stage="import")
     return module
 
 

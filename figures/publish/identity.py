@@ -67,7 +67,7 @@ class IdentityError(ValueError):
 
 
 RELEASE_ENV = "MIKE_DOCS_VERSION"  # what `mike deploy` sets for the build it runs: the version deployed
-LATEST = "latest"  # the alias of the newest release (README, "Releases"); the root redirects to it
+LATEST = "latest"  # the alias of the newest release (.github/CONTRIBUTING.md, "Releases"); the root redirects to it
 SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
 SOURCE_LINK_FIELDS = ("repository", "version", "path", "line")
 # A release's version is its folder on the Pages branch and its tag's name: plain X.Y.Z, so that no

@@ -165,6 +165,10 @@ def on_pre_build(config):
     except numbering.MarkupError as e:
         raise PluginError(str(e)) from e
     config["figure_numbers"] = numbers  # figure id -> FigureNumber: the gen-files script and every page read it
+    # the pages that carry a number (the one their figures carry), with titles and reading times:
+    # the nav and {{ contents }} read them
+    config["numbered_pages"] = importlib.import_module("figures.publish.contents").numbered_pages(
+        Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages, numbers)
 
 
 @event_priority(-200)  # after static-i18n's own on_files (-100)
@@ -259,7 +263,9 @@ def on_page_content(html, page, config, files):
 
 
 def on_page_context(context, page, config, nav):
-    """The footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    """Each numbered page's number before its title in the nav (figures/site/contents.py); the
+    footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    importlib.import_module("figures.site.contents").number_the_nav(nav, config.get("numbered_pages") or [])
     zip_path = config.extra.get("mha_offline_zip")  # offline_reading.configure
     if zip_path:
         context["mha_offline_zip"] = importlib.import_module("figures.site.offline_reading").footer_text(

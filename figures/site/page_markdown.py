@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from ..publish import bundles
-from ..text.constructs import MarkupError
+from ..text.constructs import CONTENTS, MarkupError
 from . import changes, cite, markup, slides
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def expand(markdown: str, page, config, files, serving: bool) -> str:
     """The page's Markdown with every construct expanded ("what changed" first, then figures, values,
-    tables, references: figures/site/markup.py, kept with the expanded pages), its slide decks' and
+    tables, references, contents: figures/site/markup.py, kept with the expanded pages), its slide decks' and
     its citation's sections after it. serving: under `mkdocs serve`, a failed figure is a card."""
     lang = config.plugins["i18n"].current_language
     where = page.file.src_uri
@@ -58,9 +58,12 @@ def expand(markdown: str, page, config, files, serving: bool) -> str:
         numbers = config["figure_numbers"]
         # the figure files this build wrote: a page links only those (a frame that failed under serve has none)
         written = hashlib.sha256("\n".join(sorted(u for u in (files.src_uris if files else ()) if u.startswith("figures/"))).encode())
+        pages = config.get("numbered_pages")
+        # only a page that lists the pages is expanded again when another page's reading time changes
+        listed = repr(pages) if CONTENTS.search(markdown) else ""
         text, _ = markup.kept_expansion(
-            (markdown, lang, file, first_line, repr(numbers), nav_entry, serving, page.url, written.hexdigest()),
-            lambda: markup.expand(markdown, lang, url, file, numbers, nav_entry, serving, size, first_line))
+            (markdown, lang, file, first_line, repr(numbers), nav_entry, serving, page.url, written.hexdigest(), listed),
+            lambda: markup.expand(markdown, lang, url, file, numbers, nav_entry, serving, size, first_line, pages))
     except MarkupError as e:
         raise PluginError(str(e)) from e
 

@@ -119,7 +119,7 @@ def check_citation(version: str, tree: Path) -> None:
     day = _git("log", "-1", "--format=%cs", "HEAD", cwd=tree)
     if problems := citation_problems(tree, day):
         raise ReleaseError(f"v{version} cannot be released as tagged: {'; '.join(problems)}. Set each in its file "
-                           f"(README, \"Releases\"), commit, and tag that commit (git tag -f v{version})")
+                           f"(.github/CONTRIBUTING.md, \"Releases\"), commit, and tag that commit (git tag -f v{version})")
 
 
 @contextlib.contextmanager

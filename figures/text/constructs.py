@@ -12,6 +12,8 @@
     {{ gallery }}              on a line of its own: every registered figure, in number order, as a
                                card: its start frame, number, id, caption, the page that explains
                                it, its downloads
+    {{ contents }}             on a line of its own: the numbered pages (figures/publish/contents.py),
+                               each with its number, linked title and reading time (reading.py)
     {{ references }}           on a line of its own: every cited work (mha_ref.models.REFERENCES),
                                each with the anchor #KEY that pages link to
     {{ screen "TEXT" print "TEXT" }}  inline: words that only make sense on screen ("drag the slider")
@@ -68,6 +70,9 @@ MEDIA = re.compile(r'\{\{\s*screen\s+"(?P<screen>[^"{}]*)"\s+print\s+"(?P<print>
 
 
 GALLERY = re.compile(r"^[ \t]*\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
+
+
+CONTENTS = re.compile(r"^[ \t]*\{\{\s*contents\s*\}\}[ \t]*$", re.M)
 
 
 TABLE = re.compile(r"^[ \t]*\{\{\s*table\s+(?P<name>[^\s}]+)\s*\}\}[ \t]*$", re.M)
