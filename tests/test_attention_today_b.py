@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from matplotlib.colors import same_color
 
-from mha_ref import attention, costs, quantities, rope
+from figures.numbers import quantities
+from mha_ref import attention, costs, rope
 from mha_ref.example import mla_toy, tiles, toy
 
 LANGS = ("zh", "en")

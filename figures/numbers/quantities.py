@@ -379,7 +379,7 @@ QUANTITIES.update(lm_findings.quantities(tiny_lm.all_seeds))  # what the page re
 
 
 # Page 8, attention as today's models run it: tiles of keys (#tiles) and latent attention (#latent).
-from .example import mla_toy as _mla_toy, tiles as _tiles  # noqa: E402
+from mha_ref.example import mla_toy as _mla_toy, tiles as _tiles  # noqa: E402
 
 
 _TILES_LONGEST = 2 ** 17  # the longest context tile-memory draws
