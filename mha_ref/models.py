@@ -51,6 +51,14 @@ REFERENCES = {
         Reference("ainslie2023", "Ainslie, Lee-Thorp, de Jong, Zemlyanskiy, Lebrón, Sanghai",
                   "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
                   "EMNLP", 2023, "2305.13245"),
+        # page 8 (attention-today), rotary positions and windows
+        Reference("su2021", "Su, Lu, Pan, Murtadha, Wen, Liu",
+                  "RoFormer: Enhanced Transformer with Rotary Position Embedding", "arXiv preprint", 2021,
+                  "2104.09864"),
+        Reference("jiang2023", "Jiang, Sablayrolles, Mensch, Bamford, Chaplot, et al.", "Mistral 7B",
+                  "arXiv preprint", 2023, "2310.06825"),
+        Reference("xiao2023", "Xiao, Tian, Chen, Han, Lewis",
+                  "Efficient Streaming Language Models with Attention Sinks", "ICLR", 2024, "2309.17453"),
     )
 }
 
@@ -164,3 +172,15 @@ GQA_T5_XXL = {
     "gqa8_time_s": 0.28, "gqa8_score": 47.1, "gqa8_kv_heads": 8,
     "source": "ainslie2023",
 }
+
+
+# Page 8 (attention-today), #rotary and #windows: published settings, each read in its source.
+# RoPE's base: RoFormer's theta_i = 10000^(-2(i-1)/d) (paper, section 3.2.2); Llama 3's rope_theta,
+# 500000 (meta-llama/llama3: llama/model.py, ModelArgs.rope_theta, and each model's params.json).
+ROPE_BASES = {"RoFormer": 10000.0, "Llama 3": 500000.0}
+ROPE_BASE_SOURCES = {"RoFormer": "su2021", "Llama 3": "meta2024"}
+# Mistral 7B (paper, section 2 and Table 1): a sliding window of 4096 over 32 layers, "a theoretical
+# attention span of approximately 131K tokens" (W x layers: its window reaches W back, i - W .. i).
+MISTRAL_7B_WINDOW = {"window": 4096, "layers": 32, "span_thousands": 131, "source": "jiang2023"}
+# StreamingLLM (paper, section 4): "four initial tokens as attention sinks" by default.
+STREAMING_SINKS = {"sinks": 4, "source": "xiao2023"}

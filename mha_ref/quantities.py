@@ -12,10 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .example import causal, expressiveness, one_head, reshape, scale, toy
+from .example import causal, expressiveness, one_head, reshape, rotary, scale, toy, windowed
 from .tiny import lm_findings, lm_heads
 from . import costs, models, roles
 from .attention import MHATrace, attention, merge_heads, mha_trace
+from .rope import rope_wavelengths
+from .windows import window_reach
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -367,6 +369,70 @@ EXERCISES: dict[str, Callable[[], float | int]] = {
     "ex.causal.rare_it_cat": _causal_weight("rare", "it", "cat"),
 }
 QUANTITIES.update(EXERCISES)
+
+
+# Page 8 (attention-today), #rotary and #windows ----------------------------------------------------
+# today.rope.*: page 1's position head with rotary positions (example/rotary.py) and RoPE's wavelengths
+# at Llama 3 8B's head width; today.window.*: the running example under a sliding window with sinks
+# (example/windowed.py) and how far a window reaches. Published settings come from models.py.
+
+def _rope_turning_pairs(base: float) -> int:
+    """How many of Llama 3 8B's rotary pairs turn once or more over its context (wavelength <= context)."""
+    return int((rope_wavelengths(_LLAMA3.d_head, base) <= _LLAMA3.context).sum())
+
+
+def _rope_slowest(base: float) -> float:
+    """The wavelength, in tokens, of the slowest pair of a head as wide as Llama 3 8B's."""
+    return float(rope_wavelengths(_LLAMA3.d_head, base)[-1])
+
+
+_ROFORMER, _LLAMA3_BASE = models.ROPE_BASES["RoFormer"], models.ROPE_BASES["Llama 3"]
+_MISTRAL = models.MISTRAL_7B_WINDOW
+
+TODAY: dict[str, Callable[[], float | int]] = {
+    "today.rope.toy_step_deg": lambda: float(np.degrees(toy.STEP)),
+    "today.rope.step_deg": rotary.step_degrees,
+    "today.rope.turn_tokens": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0]),
+    "today.rope.wrap_behind": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0] - (toy.N - 1)),
+    "today.rope.it_and": lambda: float(rotary.position_head().weights[toy.token_index("it"), toy.token_index("and")]),
+    "today.rope.the_ran": lambda: float(rotary.position_head().weights[toy.token_index("the"), toy.token_index("ran")]),
+    "today.rope.shift_max": lambda: max(rotary.SHIFTS),
+    "today.rope.shifts": lambda: len(rotary.SHIFTS),
+    "today.rope.base_roformer": lambda: int(_ROFORMER),
+    "today.rope.base_llama3": lambda: int(_LLAMA3_BASE),
+    "today.rope.pairs": lambda: _LLAMA3.d_head // 2,
+    "today.rope.fastest_tokens": lambda: float(rope_wavelengths(_LLAMA3.d_head, _ROFORMER)[0]),
+    "today.rope.slowest_roformer": lambda: _rope_slowest(_ROFORMER),
+    "today.rope.slowest_llama3": lambda: _rope_slowest(_LLAMA3_BASE),
+    "today.window.size": lambda: windowed.WINDOW,
+    "today.window.ran_rare_ran": lambda: windowed.weight("rare", "ran", "ran"),
+    "today.window.ran_rare_cat": lambda: windowed.weight("rare", "ran", "cat", window=toy.N),
+    "today.window.ran_syntax_and": lambda: windowed.weight("syntax", "ran", "and"),
+    "today.window.ran_syntax_it": lambda: windowed.weight("syntax", "ran", "it"),
+    "today.window.sink1_syntax_the": lambda: windowed.weight("syntax", "ran", "the", sinks=1),
+    "today.window.sink2_rare_cat": lambda: windowed.weight("rare", "ran", "cat", sinks=2),
+    "today.window.sinks_all": lambda: toy.N - windowed.WINDOW,  # sinks that make the window the whole sentence
+    "today.window.reach_n": lambda: windowed.REACH_N,
+    "today.window.reach_window": lambda: windowed.REACH_WINDOW,
+    "today.window.reach_step": lambda: window_reach(windowed.REACH_WINDOW, 1),
+    "today.window.mistral_window": lambda: _MISTRAL["window"],
+    "today.window.mistral_layers": lambda: _MISTRAL["layers"],
+    "today.window.mistral_reach": lambda: window_reach(_MISTRAL["window"], _MISTRAL["layers"]),
+    "today.window.mistral_span_k": lambda: _MISTRAL["span_thousands"],
+    "today.window.streaming_sinks": lambda: models.STREAMING_SINKS["sinks"],
+    # the exercises: rotary pairs that turn within Llama 3's context; a wider window for `ran`
+    "ex.today.rope.log_context": lambda: float(np.log(_LLAMA3.context / (2 * np.pi))),
+    "ex.today.rope.log_roformer": lambda: float(np.log(_ROFORMER)),
+    "ex.today.rope.log_llama3": lambda: float(np.log(_LLAMA3_BASE)),
+    "ex.today.rope.last_roformer": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_ROFORMER),
+    "ex.today.rope.last_llama3": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_LLAMA3_BASE),
+    "ex.today.rope.turning_roformer": lambda: _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.turning_llama3": lambda: _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.window.wider": lambda: windowed.WINDOW + 1,
+    "ex.today.window.wider_rare_ate": lambda: windowed.weight("rare", "ran", "ate", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_syntax_ate": lambda: windowed.weight("syntax", "ran", "ate", window=windowed.WINDOW + 1),
+}
+QUANTITIES.update(TODAY)
 
 
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role

@@ -52,6 +52,10 @@ ORDER = (
     "causal-mask",
     "published-models",
     # section 8: attention as today's models run it
+    "rope-offset",
+    "rope-wavelengths",
+    "window-reach",
+    "sink-weights",
     # reference page (the reference page)
     "flow-diagram",
     "heads-vs-bleu",
