@@ -428,8 +428,11 @@ TODAY: dict[str, Callable[[], float | int]] = {
     "ex.today.rope.last_llama3": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_LLAMA3_BASE),
     "ex.today.rope.turning_roformer": lambda: _rope_turning_pairs(_ROFORMER),
     "ex.today.rope.turning_llama3": lambda: _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.rope.slow_roformer": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.slow_llama3": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_LLAMA3_BASE),
     "ex.today.window.wider": lambda: windowed.WINDOW + 1,
     "ex.today.window.wider_rare_ate": lambda: windowed.weight("rare", "ran", "ate", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_rare_ran": lambda: windowed.weight("rare", "ran", "ran", window=windowed.WINDOW + 1),
     "ex.today.window.wider_syntax_ate": lambda: windowed.weight("syntax", "ran", "ate", window=windowed.WINDOW + 1),
 }
 QUANTITIES.update(TODAY)

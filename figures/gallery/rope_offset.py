@@ -32,11 +32,11 @@ CAPTION_ZH = (
     "最远挪到第 {{ value today.rope.shift_max }} 个位置也是如此。"
 )
 CAPTION_EN = (
-    "Page 1's position head with rotary positions: the input rows carry no position, every token has "
+    "The first page's position head with rotary positions: the input rows carry no position, every token has "
     "the same key before rotation, and the query is that key turned back by one position. The circle "
     "is the plane of the head's one pair of numbers: the grey arrows are the six tokens' keys, each "
     "turned by its position; the blue arrow is the query of `it`, which points exactly at the key of "
-    "`and`. {{ screen \"Move the whole sentence to another starting position\" print \"The frames move "
+    "`and`. {{ screen \"Move the whole sentence to another starting position\" print \"The frames shift "
     "the whole sentence to other starting positions\" }}: every arrow turns by the same angle, the "
     "angles between them stay, and so does the whole table of weights, even with the sentence "
     "starting at position {{ value today.rope.shift_max }}."
