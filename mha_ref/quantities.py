@@ -386,8 +386,8 @@ def _rope_slowest(base: float) -> float:
     return float(rope_wavelengths(_LLAMA3.d_head, base)[-1])
 
 
-_ROFORMER, _LLAMA3_BASE = models.ROPE_BASES["RoFormer"], models.ROPE_BASES["Llama 3"]
-_MISTRAL = models.MISTRAL_7B_WINDOW
+_ROFORMER, _LLAMA3_BASE = models.ROPE_BASES["roformer"], models.LLAMA3_ROPE_BASE["llama3"]
+_MISTRAL_W, _MISTRAL_L = models.MISTRAL_7B_WINDOW, models.MISTRAL_7B.layer_count
 
 TODAY: dict[str, Callable[[], float | int]] = {
     "today.rope.toy_step_deg": lambda: float(np.degrees(toy.STEP)),
@@ -415,10 +415,12 @@ TODAY: dict[str, Callable[[], float | int]] = {
     "today.window.reach_n": lambda: windowed.REACH_N,
     "today.window.reach_window": lambda: windowed.REACH_WINDOW,
     "today.window.reach_step": lambda: window_reach(windowed.REACH_WINDOW, 1),
-    "today.window.mistral_window": lambda: _MISTRAL["window"],
-    "today.window.mistral_layers": lambda: _MISTRAL["layers"],
-    "today.window.mistral_reach": lambda: window_reach(_MISTRAL["window"], _MISTRAL["layers"]),
-    "today.window.mistral_span_k": lambda: _MISTRAL["span_thousands"],
+    "today.window.mistral_window": lambda: _MISTRAL_W,
+    "today.window.mistral_layers": lambda: _MISTRAL_L,
+    "today.window.mistral_reach": lambda: window_reach(_MISTRAL_W, _MISTRAL_L),
+    # the paper's count, W x layers (its window reaches W back), which it calls "approximately 131K"
+    "today.window.mistral_paper_span": lambda: _MISTRAL_W * _MISTRAL_L,
+    "today.window.mistral_span_k": lambda: round(_MISTRAL_W * _MISTRAL_L / 1000),
     "today.window.streaming_sinks": lambda: models.STREAMING_SINKS["sinks"],
     # the exercises: rotary pairs that turn within Llama 3's context; a wider window for `ran`
     "ex.today.rope.log_context": lambda: float(np.log(_LLAMA3.context / (2 * np.pi))),

@@ -1,10 +1,10 @@
 """Sliding-window attention with attention sinks: which keys a query may read, as a boolean mask.
 
-A causal model lets query i read keys 0 .. i. A sliding window (Longformer, Mistral 7B: see
-models.REFERENCES["beltagy2020"], ["jiang2023"]) keeps only the last `window` of them, the query's
-own position included, so a cache of `window` keys per layer suffices however long the text gets.
-StreamingLLM (["xiao2023"]) found that a window alone breaks once the first tokens leave it, and
-that keeping a few of them for good ("sinks") repairs it: `sinks` adds keys 0 .. sinks - 1 back.
+A causal model lets query i read keys 0 .. i. A sliding window (Longformer; Mistral 7B, see
+models.MISTRAL_7B_WINDOW) keeps only the last `window` of them, the query's own position included,
+so a cache of `window` keys per layer suffices however long the text gets. StreamingLLM
+(models.STREAMING_SINKS) found that a window alone breaks once the first tokens leave it, and that
+keeping a few of them for good ("sinks") repairs it: `sinks` adds keys 0 .. sinks - 1 back.
 
 Information still travels further than one window: layer 2 reads positions that layer 1 already
 mixed from their own windows, so after L layers a token can draw on L * (window - 1) positions back

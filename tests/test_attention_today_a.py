@@ -16,7 +16,7 @@ from mha_ref.example import rotary, toy, windowed
 THE, CAT, ATE, AND, IT, RAN = range(toy.N)
 POS, SYN, RARE, DIFF = range(toy.H)
 BASES = (3.0, 10000.0, 500000.0, 1e6)
-ROFORMER, LLAMA3 = models.ROPE_BASES["RoFormer"], models.ROPE_BASES["Llama 3"]
+ROFORMER, LLAMA3 = models.ROPE_BASES["roformer"], models.LLAMA3_ROPE_BASE["llama3"]
 L3 = models.model("Llama 3 8B")
 
 
@@ -168,10 +168,11 @@ def test_window_reach_figure_frames_end_when_the_first_token_is_reached():
 
 
 def test_mistral_reach_and_the_papers_count():
-    W, L = models.MISTRAL_7B_WINDOW["window"], models.MISTRAL_7B_WINDOW["layers"]
+    W, L = models.MISTRAL_7B_WINDOW, models.MISTRAL_7B.layer_count
     assert (W, L) == (4096, 32)
     assert quantities.value("today.window.mistral_reach") == L * (W - 1) == W * L - L
-    assert quantities.value("today.window.mistral_span_k") == round(W * L / 1000)  # "approximately 131K"
+    assert quantities.value("today.window.mistral_paper_span") == W * L
+    assert quantities.value("today.window.mistral_span_k") == round(W * L / 1000) == 131  # "approximately 131K"
     assert models.STREAMING_SINKS["sinks"] == 4
 
 

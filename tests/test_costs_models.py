@@ -228,6 +228,8 @@ def _data_sources():
         data = getattr(models, name)
         if isinstance(data, dict) and isinstance(data.get("source"), str):
             sources.add(data["source"])
+        elif isinstance(getattr(data, "source", None), str):  # a record of its own (models.DEEPSEEK_V3)
+            sources.add(data.source)
     return sources
 
 

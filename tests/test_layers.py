@@ -139,7 +139,7 @@ def test_import_mha_ref_loads_the_reference_only():
     code = ("import sys, mha_ref; print(' '.join(sorted(m for m in sys.modules if m.startswith('mha_ref')"
             " or m.split('.')[0] in ('scipy', 'threadpoolctl', 'matplotlib'))))")
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert loaded == ["mha_ref", "mha_ref.attention", "mha_ref.backward", "mha_ref.checks", "mha_ref.params",
+    assert loaded == ["mha_ref", "mha_ref.attention", "mha_ref.backward", "mha_ref.checks", "mha_ref.flash", "mha_ref.latent", "mha_ref.params",
                       "mha_ref.rope", "mha_ref.windows"]
     import mha_ref
     assert callable(mha_ref.multi_head_attention_backward)

@@ -17,7 +17,7 @@ from ..kit.style import HEAD_COLOURS, INK, MUTED, new_figure
 from ..kit.words import pick
 
 M = models.model("Llama 3 8B")
-PUBLISHED = models.ROPE_BASES  # {"RoFormer": 10000.0, "Llama 3": 500000.0}
+PUBLISHED = {"RoFormer": models.ROPE_BASES["roformer"], "Llama 3": models.LLAMA3_ROPE_BASE["llama3"]}
 BASES = (1000, 10000, 100000, 500000, 1000000)
 CONTROL = Control(
     label_zh="底数 base", label_en="base", values=BASES, start=10000,
