@@ -44,6 +44,7 @@ ALIASES = {
     "pruning": {"zh": ["剪掉"], "en": [r"prun(?:e|es|ed)"]},
     "mask": {"en": [r"mask(?:ed|ing)"]},
     "kv-cache": {"en": [r"key/value\s+caches?", r"KV\s+caches?"]},
+    "rope": {"zh": ["旋转位置编码", "RoPE"], "en": [r"rotary\s+position\s+embeddings?", "RoPE"]},
 }
 # A name that is also an everyday word: the senses that are not the term. In Chinese, 头 ends
 # 开头, 回头, 两头, 从头 and 大头 (the larger share) and 箭头; 值 is part of 数值, 取值, 均值,
