@@ -93,7 +93,7 @@ def _table(ax, shift: int, lang: str) -> None:
                     color="white" if weights[q, k] > 0.55 else INK)
     ax.set_xticks(range(toy.N), toy.TOKENS, fontsize=8.5)
     ax.set_yticks(range(toy.N), toy.TOKENS, fontsize=8.5)
-    ax.tick_params(length=0, labeltop=True, labelbottom=False)
+    ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
     ax.set_title(pick(lang, "权重表（行：查询，列：键）", "weights (rows: queries, columns: keys)"),

@@ -13,7 +13,8 @@ import numpy as np
 from mha_ref import models, rope_wavelengths
 
 from ..kit.control import Control
-from ..kit.style import HEAD_COLOURS, INK, MUTED, new_figure
+from ..kit.draw import wrapped
+from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
 M = models.model("Llama 3 8B")
@@ -78,7 +79,7 @@ def draw(lang: str, base: int):
     ax.set_xlabel(pick(lang, f"第几对 $i$（头宽 {M.d_head} 的 {M.d_head // 2} 对）", f"pair $i$ (the {M.d_head // 2} pairs of a head {M.d_head} wide)"))
     ax.set_ylabel(pick(lang, "转一圈要几个 token", "tokens per turn"))
     ax.grid(axis="y", color="#e6e6e6", lw=0.8, zorder=0)
-    ax.set_title(pick(lang, f"底数 {base:,}：{_turning(base)} 对在上下文里转满一圈",
-                      f"base {base:,}: {_turning(base)} pairs turn once within the context"), loc="left", fontsize=9.5,
-                 color=HEAD_COLOURS["position"])
+    title = pick(lang, f"底数 {base:,}：{_turning(base)} 对在上下文里转满一圈",
+                 f"base {base:,}: {_turning(base)} pairs turn once within the context")
+    ax.set_title(wrapped(title, 40) if is_narrow() else title, loc="left", fontsize=9.5, color=HEAD_COLOURS["position"])
     return fig

@@ -16,8 +16,8 @@ from mha_ref.example import toy, windowed
 
 from ..kit.control import Control
 from ..kit.readouts import decimals
-from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, QUERY_BOX, new_figure
-from ..kit.words import pick
+from ..kit.style import HEAD_COLOURS, HEAD_NAMES, INK, QUERY_BOX, is_narrow, new_figure
+from ..kit.words import pick, plural
 from .causal_mask import MASKED
 
 QUERY = toy.token_index("ran")
@@ -27,14 +27,14 @@ CONTROL = Control(
 )
 CAPTION_ZH = (
     "窗口 {{ value today.window.size }} 个键的运行示例，最后一个 token `ran` 在四个头里的一行权重："
-    "空心柱只加因果掩码，实心柱再加滑动窗口；灰底斜线是窗口外被遮住的键，标了“汇聚”的是不管窗口多远都保留的开头几个 token。"
+    "空心柱只加因果掩码，实心柱再加滑动窗口；灰底斜线是窗口外被遮住的键，键下面注着“汇聚”的，是不管窗口多远都保留的开头几个 token。"
     "没有汇聚 token 时，稀有词头够不到 `cat`，把 {{ value today.window.ran_rare_ran .2f }} 的权重压在 `ran` 自己身上；"
     "句法头找不到 `ate`，在 `and` 和 `it` 之间对半分。每一行仍然加起来等于一：键没了，权重只好落到剩下的键上。"
 )
 CAPTION_EN = (
     "The running example under a window of {{ value today.window.size }} keys: the last token `ran`'s row in "
     "each of the four heads. Outlined bars: the causal mask alone; filled bars: the sliding window as well. "
-    "Shaded, hatched keys are outside the window; keys marked \"sink\" are first tokens kept however far "
+    "Shaded, hatched keys are outside the window; keys labelled \"(sink)\" are first tokens kept however far "
     "back they are. With no sinks the rare-token head cannot reach `cat` and puts "
     "{{ value today.window.ran_rare_ran .2f }} of its weight on `ran` itself; the syntax head cannot find "
     "`ate` and splits between `and` and `it`. Every row still sums to one: when a key is gone, its "
@@ -48,7 +48,11 @@ def readout(lang: str, sinks: int) -> str:
         top = windowed.top_key(head, "ran", sinks)
         w = windowed.row(head, "ran", sinks)[toy.token_index(top)]
         parts.append(f"{pick(lang, *HEAD_NAMES[head])} → {top} {w:.2f}")
-    return pick(lang, f"保留 {sinks} 个汇聚 token · " + "，".join(parts), f"{sinks} sinks kept · " + ", ".join(parts))
+    return pick(lang, f"保留 {sinks} 个汇聚 token · " + "，".join(parts), f"{plural(sinks, 'sink')} kept · " + ", ".join(parts))
+
+
+def _label(lang: str, sinks: int) -> str:
+    return pick(lang, f"窗口 {windowed.WINDOW}，汇聚 {sinks}", f"window {windowed.WINDOW}, {plural(sinks, 'sink')}")
 
 
 def _cell(value: float) -> str:
@@ -63,7 +67,7 @@ def data(lang: str):
         rows.append([name, pick(lang, "只有因果掩码", "causal mask only"),
                      *(_cell(v) for v in windowed.row(head, "ran", window=toy.N))])
         for s in windowed.SINKS:
-            rows.append([name, pick(lang, f"窗口 {windowed.WINDOW}，汇聚 {s}", f"window {windowed.WINDOW}, {s} sinks"),
+            rows.append([name, _label(lang, s),
                          *(_cell(v) for v in windowed.row(head, "ran", s))])
     return [pick(lang, "头", "head"), pick(lang, "掩码", "mask"), *toy.TOKENS], rows
 
@@ -82,9 +86,7 @@ def draw(lang: str, sinks: int):
         top = int(kept.argmax())
         if head != "diffuse":
             ax.text(top + 0.18, kept[top] + 0.03, f"{kept[top]:.2f}", ha="center", va="bottom", fontsize=8.5, color=INK)
-        for j in range(sinks):
-            ax.text(j, 1.12, pick(lang, "汇聚", "sink"), ha="center", va="top", fontsize=8.5, color=INK)
-        ax.set_xticks(x, toy.TOKENS)
+        ax.set_xticks(x, [f"{t}\n{pick(lang, '汇聚', '(sink)')}" if j < sinks else t for j, t in enumerate(toy.TOKENS)])
         for label in ax.get_xticklabels()[QUERY:QUERY + 1]:
             label.set_bbox(QUERY_BOX)
         ax.set_ylim(0, 1.18)
@@ -93,7 +95,7 @@ def draw(lang: str, sinks: int):
         ax.set_title(pick(lang, *HEAD_NAMES[head]), loc="left", fontsize=10, color=colour)
     axes[-1].set_xlabel(pick(lang, "键（查询 = ran）", "keys (query = ran)"))
     handles = [Patch(facecolor="white", edgecolor=INK, label=pick(lang, "只有因果掩码", "causal mask only")),
-               Patch(facecolor=INK, label=pick(lang, f"窗口 {windowed.WINDOW}，汇聚 {sinks}", f"window {windowed.WINDOW}, {sinks} sinks")),
+               Patch(facecolor=INK, label=_label(lang, sinks)),
                Patch(**MASKED, label=pick(lang, "窗口外的键", "keys outside the window"))]
-    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8.5)
+    fig.legend(handles=handles, loc="outside lower center", ncols=1 if is_narrow() else 3, fontsize=8.5)
     return fig
