@@ -359,7 +359,7 @@ def test_nav_order_home_sections_reference_glossary_gallery_references():
     assert _config()["nav"] == [
         "index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
         "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
-        "reference.md", "glossary.md", "gallery.md", "references.md", "changes.md",
+        "attention-today.md", "reference.md", "glossary.md", "gallery.md", "references.md", "changes.md",
     ]
 
 

@@ -14,8 +14,10 @@ import numpy as np
 
 from mha_ref import costs, models, roles
 from mha_ref.attention import MHATrace, attention, merge_heads, mha_trace
-from mha_ref.example import causal, expressiveness, one_head, reshape, scale, toy
+from mha_ref.example import causal, expressiveness, one_head, reshape, rotary, scale, toy, windowed
+from mha_ref.rope import rope_wavelengths
 from mha_ref.tiny import lm_findings, lm_heads
+from mha_ref.windows import window_reach
 
 from ..keep import tiny_lm
 
@@ -369,6 +371,75 @@ EXERCISES: dict[str, Callable[[], float | int]] = {
     "ex.causal.rare_it_cat": _causal_weight("rare", "it", "cat"),
 }
 QUANTITIES.update(EXERCISES)
+
+
+# Page 8 (attention-today), #rotary and #windows ----------------------------------------------------
+# today.rope.*: page 1's position head with rotary positions (example/rotary.py) and RoPE's wavelengths
+# at Llama 3 8B's head width; today.window.*: the running example under a sliding window with sinks
+# (example/windowed.py) and how far a window reaches. Published settings come from models.py.
+
+def _rope_turning_pairs(base: float) -> int:
+    """How many of Llama 3 8B's rotary pairs turn once or more over its context (wavelength <= context)."""
+    return int((rope_wavelengths(_LLAMA3.d_head, base) <= _LLAMA3.context).sum())
+
+
+def _rope_slowest(base: float) -> float:
+    """The wavelength, in tokens, of the slowest pair of a head as wide as Llama 3 8B's."""
+    return float(rope_wavelengths(_LLAMA3.d_head, base)[-1])
+
+
+_ROFORMER, _LLAMA3_BASE = models.ROPE_BASES["roformer"], models.LLAMA3_ROPE_BASE["llama3"]
+_MISTRAL_W, _MISTRAL_L = models.MISTRAL_7B_WINDOW, models.MISTRAL_7B.layer_count
+
+TODAY: dict[str, Callable[[], float | int]] = {
+    "today.rope.toy_step_deg": lambda: float(np.degrees(toy.STEP)),
+    "today.rope.step_deg": rotary.step_degrees,
+    "today.rope.turn_tokens": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0]),
+    "today.rope.wrap_behind": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0] - (toy.N - 1)),
+    "today.rope.it_and": lambda: float(rotary.position_head().weights[toy.token_index("it"), toy.token_index("and")]),
+    "today.rope.the_ran": lambda: float(rotary.position_head().weights[toy.token_index("the"), toy.token_index("ran")]),
+    "today.rope.shift_max": lambda: max(rotary.SHIFTS),
+    "today.rope.shifts": lambda: len(rotary.SHIFTS),
+    "today.rope.base_roformer": lambda: int(_ROFORMER),
+    "today.rope.base_llama3": lambda: int(_LLAMA3_BASE),
+    "today.rope.pairs": lambda: _LLAMA3.d_head // 2,
+    "today.rope.fastest_tokens": lambda: float(rope_wavelengths(_LLAMA3.d_head, _ROFORMER)[0]),
+    "today.rope.slowest_roformer": lambda: _rope_slowest(_ROFORMER),
+    "today.rope.slowest_llama3": lambda: _rope_slowest(_LLAMA3_BASE),
+    "today.window.size": lambda: windowed.WINDOW,
+    "today.window.ran_rare_ran": lambda: windowed.weight("rare", "ran", "ran"),
+    "today.window.ran_rare_cat": lambda: windowed.weight("rare", "ran", "cat", window=toy.N),
+    "today.window.ran_syntax_and": lambda: windowed.weight("syntax", "ran", "and"),
+    "today.window.ran_syntax_it": lambda: windowed.weight("syntax", "ran", "it"),
+    "today.window.sink1_syntax_the": lambda: windowed.weight("syntax", "ran", "the", sinks=1),
+    "today.window.sink2_rare_cat": lambda: windowed.weight("rare", "ran", "cat", sinks=2),
+    "today.window.sinks_all": lambda: toy.N - windowed.WINDOW,  # sinks that make the window the whole sentence
+    "today.window.reach_n": lambda: windowed.REACH_N,
+    "today.window.reach_window": lambda: windowed.REACH_WINDOW,
+    "today.window.reach_step": lambda: window_reach(windowed.REACH_WINDOW, 1),
+    "today.window.mistral_window": lambda: _MISTRAL_W,
+    "today.window.mistral_layers": lambda: _MISTRAL_L,
+    "today.window.mistral_reach": lambda: window_reach(_MISTRAL_W, _MISTRAL_L),
+    # the paper's count, W x layers (its window reaches W back), which it calls "approximately 131K"
+    "today.window.mistral_paper_span": lambda: _MISTRAL_W * _MISTRAL_L,
+    "today.window.mistral_span_k": lambda: round(_MISTRAL_W * _MISTRAL_L / 1000),
+    "today.window.streaming_sinks": lambda: models.STREAMING_SINKS["sinks"],
+    # the exercises: rotary pairs that turn within Llama 3's context; a wider window for `ran`
+    "ex.today.rope.log_context": lambda: float(np.log(_LLAMA3.context / (2 * np.pi))),
+    "ex.today.rope.log_roformer": lambda: float(np.log(_ROFORMER)),
+    "ex.today.rope.log_llama3": lambda: float(np.log(_LLAMA3_BASE)),
+    "ex.today.rope.last_roformer": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_ROFORMER),
+    "ex.today.rope.last_llama3": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_LLAMA3_BASE),
+    "ex.today.rope.turning_roformer": lambda: _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.turning_llama3": lambda: _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.rope.slow_roformer": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.slow_llama3": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.window.wider": lambda: windowed.WINDOW + 1,
+    "ex.today.window.wider_rare_ate": lambda: windowed.weight("rare", "ran", "ate", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_rare_ran": lambda: windowed.weight("rare", "ran", "ran", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_syntax_ate": lambda: windowed.weight("syntax", "ran", "ate", window=windowed.WINDOW + 1),
+}
+QUANTITIES.update(TODAY)
 
 
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
