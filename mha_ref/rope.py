@@ -6,8 +6,9 @@ theta_i = base^(-2i/d) for i = 0 .. d/2 - 1 (base 10000 in the paper). Rotating 
 the key at n, their dot product only sees the difference of the angles, (m - n) * theta_i: the score
 depends on the relative offset m - n, never on m or n alone.
 
-Which numbers form a pair is a choice of basis. RoFormer pairs neighbours (2i, 2i + 1); Llama and
-GPT-NeoX pair i with i + d/2 ("rotate half"), which is what `rope` does. Reordering the axis
+Which numbers form a pair is a choice of basis. RoFormer pairs neighbours (2i, 2i + 1), and so does
+Meta's own Llama code (it reads each neighbouring pair as one complex number); GPT-NeoX and the
+Hugging Face port of Llama pair i with i + d/2 ("rotate half"), which is what `rope` does. Reordering the axis
 (0, 2, 4, ..., 1, 3, 5, ...) turns one into the other: the same rotations, the same scores, as long
 as queries and keys are reordered alike (and the learned W_Q, W_K absorb any fixed reordering).
 tests/test_modern_attention.py checks both pairings and the complex-number form against `rope`.

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from figures.engine import registry
-from mha_ref import models, quantities, rope, rope_frequencies, rope_wavelengths, sliding_window_mask, window_reach
+from figures.numbers import quantities
+from mha_ref import models, rope, rope_frequencies, rope_wavelengths, sliding_window_mask, window_reach
 from mha_ref.example import rotary, toy, windowed
 
 THE, CAT, ATE, AND, IT, RAN = range(toy.N)
