@@ -22,7 +22,7 @@ class NumberedPage:
     page: str                 # its nav entry, "one-head-blends.md"
     number: int               # the number its figures carry: 1, 2, ...
     titles: dict[str, str]    # its title (first heading) in each language
-    minutes: dict[str, int]   # about how long it takes to read, in each language
+    minutes: dict[str, int]   # about how long it takes to read, the same in each language (minutes_of)
 
 
 def page_numbers(nav: list, numbers: dict[str, FigureNumber]) -> dict[str, int]:
@@ -39,6 +39,13 @@ def caption(fig_id: str, lang: str) -> str:
     return mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
 
 
+def minutes_of(docs_dir: Path, page: str) -> int:
+    """About how long a page takes to read, counted on its English twin and shown in both languages:
+    the twins say the same things, so a reader of either gets the same estimate (reading.py says why
+    one count, not one rate per language)."""
+    return reading.minutes(_source(docs_dir, page, "en"), lambda fig_id: caption(fig_id, "en"))
+
+
 def numbered_pages(docs_dir: Path, nav: list, langs: list[str], numbers: dict[str, FigureNumber]) -> list[NumberedPage]:
     """Every numbered page in nav order, with its titles and reading times in every language."""
     found = []
@@ -46,5 +53,5 @@ def numbered_pages(docs_dir: Path, nav: list, langs: list[str], numbers: dict[st
         sources = {lang: _source(docs_dir, page, lang) for lang in langs}
         found.append(NumberedPage(
             page, number, {lang: TITLE.search(text)["title"] for lang, text in sources.items()},
-            {lang: reading.minutes(text, lambda fig_id, lang=lang: caption(fig_id, lang)) for lang, text in sources.items()}))
+            dict.fromkeys(sources, minutes_of(docs_dir, page))))
     return found

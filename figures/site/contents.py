@@ -13,14 +13,11 @@ import posixpath
 import re
 
 from ..publish.contents import NumberedPage
-from ..text import reading
 
 MINUTES = {"zh": "约 {} 分钟", "en": "about {} min"}
-RATES = {"zh": "阅读时间按正文、图注、代码和练习的字数估算：中文每分钟 {han} 字（IReST，2012），英文每分钟 {words} 词"
-               "（Brysbaert，2019）。看图、动手改代码的时间另算。",
-         "en": "Reading times are counted from each page's text, captions, code and exercises, at {words} words a "
-               "minute (Brysbaert, 2019; Chinese: {han} characters a minute, IReST, 2012). Looking at the "
-               "figures and trying the code take longer."}
+NOTE = {"zh": "阅读时间只是按每页的篇幅粗略估算的，中英文页面内容相同，估出的时间也相同。看图、动手改代码的时间另算。",
+        "en": "Reading times are rough estimates from each page's length; the Chinese and English pages say the "
+              "same things and get the same time. Looking at the figures and trying the code take longer."}
 
 
 def contents_markdown(pages: list[NumberedPage], lang: str, here: str) -> str:
@@ -29,8 +26,7 @@ def contents_markdown(pages: list[NumberedPage], lang: str, here: str) -> str:
     base = posixpath.dirname(here)
     items = [f"- {p.number} · [{p.titles[lang]}]({posixpath.relpath(p.page, base or '.')}) · "
              f"{MINUTES[lang].format(p.minutes[lang])}" for p in pages]
-    note = RATES[lang].format(han=reading.HAN_PER_MINUTE, words=reading.WORDS_PER_MINUTE)
-    return "\n".join(items) + "\n\n" + note + "\n{: .mha-contents-note }"
+    return "\n".join(items) + "\n\n" + NOTE[lang] + "\n{: .mha-contents-note }"
 
 
 class NavTitle:

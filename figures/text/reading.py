@@ -1,17 +1,17 @@
 """How long a page takes to read, from what its Markdown says: the home page's "where to start".
 
-Chinese is counted by characters, English by words, each at a published rate for adults:
+The count is made on the English twin of each page and shown in both languages (the twins say the
+same things): its words at 238 a minute, the mean silent-reading rate of adults for non-fiction in
+Brysbaert, "How many words do we read per minute?", Journal of Memory and Language 109, 2019,
+104047. A Chinese rate measured the same way (silent, non-fiction) is not one this site can cite;
+the published Chinese rate at hand (IReST, 2012) is for reading aloud, and a time at one rate on
+one page beside a time at the other on its twin would compare unlike things. The page prints no
+rate: the minutes are a rough guide.
 
-- Chinese, 255 characters a minute: the International Reading Speed Texts (IReST),
-  Trauzettel-Klosinski, Dietz et al., Investigative Ophthalmology & Visual Science 53(9), 2012,
-  5452-5461 (Chinese: 255 syllables a minute, one syllable to a character).
-- English, 238 words a minute: Brysbaert, "How many words do we read per minute?", Journal of
-  Memory and Language 109, 2019, 104047 (silent reading of non-fiction).
-
-A page's time is its Han characters at the first rate plus its words in Latin script (code, names,
-English terms on a Chinese page) at the second. What is counted is what a reader reads: the text,
-code, exercises and their answers, and each figure's caption; not link targets, heading ids,
-attribute lists or HTML tags. A formula counts as one word, a printed number as one word.
+Han characters that an English page quotes (a term's Chinese name) count at 255 a minute, IReST's
+rate, so that a page of Chinese alone still gets a time. What is counted is what a reader reads:
+the text, code, exercises and their answers, and each figure's caption; not link targets, heading
+ids, attribute lists or HTML tags. A formula counts as one word, a printed number as one word.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from .constructs import FIGURE, MEDIA, VALUE
 from .markdown_code import outside_code
 
-HAN_PER_MINUTE = 255   # IReST (2012), Chinese
+HAN_PER_MINUTE = 255   # IReST (2012), Chinese read aloud: only for Han characters an English page quotes
 WORDS_PER_MINUTE = 238  # Brysbaert (2019), English non-fiction, silent
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
