@@ -9,6 +9,8 @@ gallery, references, what changed) gather what the numbered ones teach and carry
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +45,19 @@ def minutes_of(docs_dir: Path, page: str) -> int:
     """About how long a page takes to read, counted on its English twin and shown in both languages:
     the twins say the same things, so a reader of either gets the same estimate (reading.py says why
     one count, not one rate per language)."""
-    return reading.minutes(_source(docs_dir, page, "en"), lambda fig_id: caption(fig_id, "en"))
+    text = _source(docs_dir, page, "en")
+    captions = tuple((fig_id, caption(fig_id, "en")) for fig_id in sorted(set(FIGURE_ID.findall(text)) & set(registry.ORDER)))
+    return _minutes(text, captions)
+
+
+FIGURE_ID = re.compile(r"\{\{\s*figure\s+([^\s}]+)")  # every figure a text names (a superset of those it places)
+
+
+@functools.lru_cache(maxsize=64)
+def _minutes(text: str, captions: tuple[tuple[str, str], ...]) -> int:
+    """reading.minutes of a text and its figures' captions, counted once per process: a build counts
+    each page for every language it builds, and `mkdocs serve` again on every rebuild."""
+    return reading.minutes(text, dict(captions).__getitem__)
 
 
 def numbered_pages(docs_dir: Path, nav: list, langs: list[str], numbers: dict[str, FigureNumber]) -> list[NumberedPage]:
