@@ -416,6 +416,7 @@ def q(name):
     return quantities.value(name)
 
 
+@pytest.mark.usefixtures("trained_lm")
 def test_page4_words_hold_over_every_seed():
     seeds = q("lm.seeds")
     # "a positional head ... appears in no seed"; "a rare-word head appears in no seed"; so "every head
@@ -489,6 +490,7 @@ def test_page4_words_hold_over_every_seed():
     assert q("lm.late.seeds_below_random_median") > seeds / 2 > q("lm.late.seeds_below_random_min")
 
 
+@pytest.mark.usefixtures("trained_lm")
 def test_every_seed_has_a_first_layer_head_whose_usual_offset_is_the_neighbour():
     """'Every seed has a head that looks at the previous word' (and one at the next): the head with
     the largest share at that offset has it as its most frequent offset."""
