@@ -566,3 +566,16 @@ def test_the_kept_measurements_follow_the_code_that_makes_them(checkout):
     before, *after = json.loads(run.stdout)
     assert before == lm_heads.code_digest(0)  # the copy, unedited, is this checkout
     assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]
+
+
+def test_progress_counts_the_seeds_whose_measurements_are_kept(kept, monkeypatch):
+    """What a build's progress lines say of page 4's model (figures/engine/progress.py), read from
+    the disk without training anything."""
+    measured = lm_heads.measure(tiny_model(4), SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=3)
+    monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)
+    monkeypatch.setattr(lm_heads, "_measured", lambda seed: measured)
+    assert lm_heads.progress() == (0, len(lm_train.SEEDS))
+    lm_heads.seed_heads(3)
+    assert lm_heads.progress() == (1, len(lm_train.SEEDS))
+    monkeypatch.setenv(store.CACHE_ENV, "0")  # nothing kept: nothing counted
+    assert lm_heads.progress() == (0, len(lm_train.SEEDS))

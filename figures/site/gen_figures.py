@@ -71,7 +71,7 @@ try:
     # languages' builds then find theirs in the cache.
     if cache is not None and lang == i18n.default_language:
         store.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
-        filled = fill_cache(cache, built, formats=formats, keep_going=show)
+        filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info)
     rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
     bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False, cache=cache)
     counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)

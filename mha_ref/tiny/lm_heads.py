@@ -453,6 +453,15 @@ def quantities() -> dict[str, Callable[[], float | int]]:
     return q
 
 
+def progress() -> tuple[int, int]:
+    """(seeds whose measurements are kept on disk, seeds): how far prepare() has come, read without
+    training anything (a build's progress lines say it: figures/engine/progress.py)."""
+    folder = cache_folder()
+    kept = 0 if folder is None else sum(store.sealed_path(folder / f"{code_digest(s)}.json").is_file()
+                                        for s in lm_train.SEEDS)
+    return kept, len(lm_train.SEEDS)
+
+
 def prepare() -> None:
     """Train every seed and measure its heads now (measuring trains the seed first, in the same
     process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
