@@ -294,7 +294,7 @@ STEPS = (4, 6)  # heads masked where the quantities read the curves: lm.half and
 
 
 @pytest.fixture(scope="module")
-def recounted():
+def recounted(trained_lm):
     return [plain_seed(s) for s in lm_train.SEEDS]
 
 
