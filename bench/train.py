@@ -23,13 +23,13 @@ BUDGET = 60.0  # seconds a cold train may take: it runs inside a cold build of t
 LM_CHILD = '''
 import json, resource, sys, time
 start = time.perf_counter()
-from mha_ref import store
+from figures.keep import disk, tiny_lm
 from mha_ref.tiny import lm, lm_train
 seed = int(sys.argv[1])
-path = store.sealed_path(lm_train.cache_folder() / f"{lm_train.code_digest(lm_train.CONFIG, seed)}.npz")
+path = disk.sealed_path(tiny_lm.weights_folder() / f"{tiny_lm.weights_digest(lm_train.CONFIG, seed)}.npz")
 existed = path.exists()
 call = time.perf_counter()
-t = lm_train.trained(seed)
+t = tiny_lm.trained(seed)
 done = time.perf_counter()
 usage = resource.getrusage(resource.RUSAGE_SELF)
 e = lm.evaluate(t.model, lm_train.held_out())

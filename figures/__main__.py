@@ -5,6 +5,8 @@ for a figure with several frames one zip of them all per format (<id>-frames-<fo
 same bytes as the site's downloads, each file carrying its attribution (figures/publish/).
 Frames are drawn on every core, or read from the figure cache the site build shares (.cache/figures/).
 The format csv writes, for each chosen figure that has one, its data table (<id>.csv): nothing drawn.
+
+python -m figures new ID [--page PAGE] [--after EXISTING_ID] starts a new figure (figures/new.py).
 """
 
 from __future__ import annotations
@@ -70,12 +72,18 @@ def _out_folder(text: str) -> Path:
 
 def _failed(e: FigureError, traceback: bool) -> int:
     """One line naming the figure, language and frame; the traceback after it only if asked."""
-    print(f"error: {e.headline}" + (f"\n{e.trace}" if traceback else " (--traceback shows where)"), file=sys.stderr)
+    where = "" if not e.trace else f"\n{e.trace}" if traceback else " (--traceback shows where)"
+    print(f"error: {e.headline}{where}", file=sys.stderr)
     return 1
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[2])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["new"]:  # python -m figures new ID: start a new figure (figures/new.py)
+        from . import new
+        return new.main(argv[1:])
+    p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[2],
+                                epilog="python -m figures new ID starts a new figure (python -m figures new --help)")
     p.add_argument("--out", required=True, help="folder to write into")
     p.add_argument("--lang", default="zh,en", type=lambda s: _list(s, LANGS, "language"),
                    help="comma-separated languages (default zh,en)")

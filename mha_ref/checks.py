@@ -290,3 +290,49 @@ def matrix(m, name: str, shape: tuple[int, ...]) -> np.ndarray:
     if m.shape != shape:
         raise ValueError(f"{name} has shape {m.shape}, expected {shape}")
     return m
+
+
+# ---- page 8's pieces: rotary positions, windows, tiles, latent attention ---------------------
+
+def whole(value, what: str, *, least: int) -> int:
+    """A whole number >= least (numpy integers are welcome; True and 2.0 are not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be a whole number >= {least}, got {value!r}")
+    if value < least:
+        raise ValueError(f"{what} must be a whole number >= {least}, got {value!r}")
+    return int(value)
+
+
+def rotary_input(x, name: str = "x") -> np.ndarray:
+    """rope's x: real, finite, at least [n, d] with d even and >= 2 (the axis is rotated in pairs)."""
+    x = _array(x, name)
+    if x.ndim < 2:
+        raise ValueError(f"{name} must have at least two axes [..., n, d], got shape {x.shape}")
+    if x.shape[-1] < 2 or x.shape[-1] % 2:
+        raise ValueError(f"{name}'s last axis d={x.shape[-1]} must be even and at least 2: "
+                         f"rotary positions turn it in pairs")
+    return x
+
+
+def positions(p, shape: tuple[int, ...]) -> np.ndarray:
+    """Token positions for rope: real, finite, broadcastable to x's shape without its last axis
+    ([n] for x [..., n, d]). Whole numbers in practice; any finite real is a valid angle."""
+    p = _array(p, "positions")
+    try:
+        return np.broadcast_to(p, shape)
+    except ValueError:
+        raise ValueError(f"positions of shape {p.shape} do not broadcast to x's positions {shape} "
+                         f"(x's shape without its last axis)") from None
+
+
+def rope_base(base) -> float:
+    """RoPE's base (10000 in RoFormer, 500000 in Llama 3): a finite real number > 0."""
+    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)):
+        raise TypeError(f"base must be a finite real number > 0, got {base!r}")
+    try:
+        f = float(base)
+    except OverflowError:
+        f = float("inf")
+    if not (math.isfinite(f) and f > 0):
+        raise ValueError(f"base must be a finite real number > 0, got {base!r}")
+    return f

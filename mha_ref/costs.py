@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import checks
+from . import checks, models
 
 # Memory on the pages is counted at 16-bit floats: 2 bytes a number. (numpy's float16 stands for
 # any 16-bit format: bfloat16 takes the same 2 bytes.)
@@ -99,3 +99,56 @@ def attention_weights(n: int, h: int) -> int:
 def attention_weights_bytes(n: int, h: int, dtype="float32") -> int:
     """The memory that keeping attention_weights(n, h) takes, in bytes, at `dtype` (a float type)."""
     return attention_weights(n, h) * checks.float_dtype(dtype).itemsize
+
+
+# ---- page 8: what the cache and the tiles hold -------------------------------------------------
+
+def mla_cache_per_token(d_c: int, d_rope: int, *, layers: int = 1) -> int:
+    """Numbers multi-head latent attention keeps per token of the context (latent.py): each layer
+    keeps the token's latent (d_c) and its rotary key (d_rope), whatever the number of heads."""
+    d_c = checks.count(d_c, "d_c, the latent's width,")
+    d_rope = checks.count(d_rope, "d_rope, the rotary key's width,")
+    return checks.count(layers, "layers") * (d_c + d_rope)
+
+
+def flash_numbers(n: int, block: int, d_k: int) -> int:
+    """Numbers flash_attention (flash.py) holds besides q, k and v, for one head of n queries and
+    keys: one tile of n x block scores, the running maximum and denominator (n each) and the running
+    output (n x d_k). It grows like n; the full table of scores, attention_weights(n, 1), like n^2.
+    (The GPU kernels cut the queries into tiles too, so what they hold on chip does not grow at all.)"""
+    n = checks.count(n, "the context length n")
+    block = min(checks.count(block, "block"), n)  # a tile never holds more keys than there are
+    return n * block + 2 * n + n * checks.count(d_k, "d_k")
+
+
+class CacheRow(NamedTuple):
+    name: str
+    kind: str  # "MHA", "GQA", "MQA" or "MLA"
+    numbers: int  # kept per token of the context, over every layer
+    bytes: int  # numbers at STORE_DTYPE (2 bytes, as bfloat16)
+    source: str  # a key of models.REFERENCES
+    published: bool  # False: the same model with its key/value heads changed, computed, never built
+
+
+def cache_per_token_rows(dtype=STORE_DTYPE) -> tuple[CacheRow, ...]:
+    """The key/value cache per token of published configurations (models.py), and of Llama 3 70B
+    recomputed with every head its own keys (MHA) and with one key/value head (MQA), so that the
+    four kinds meet on one model. DeepSeek-V3's "MHA" row is what its own code caches without the
+    latent: each head's key (d_nope + d_rope) and value (d_v)."""
+    def row(name, kind, numbers, source, published=True):
+        return CacheRow(name, kind, numbers, bytes_of(numbers, dtype), source, published)
+
+    llama, falcon, ds = models.model("Llama 3 70B"), models.FALCON_7B, models.DEEPSEEK_V3
+    per_layer_mha = ds.heads * (ds.d_nope + ds.d_rope + ds.d_v)
+    return (
+        row(llama.name, "MHA", kv_cache_per_token(llama.d_model, llama.heads, layers=llama.layer_count),
+            llama.source, published=False),
+        row(llama.name, "GQA", kv_cache_per_token(llama.d_model, llama.heads, llama.kv_heads, layers=llama.layer_count),
+            llama.source),
+        row(llama.name, "MQA", kv_cache_per_token(llama.d_model, llama.heads, 1, layers=llama.layer_count),
+            llama.source, published=False),
+        row(falcon.name, "MQA", kv_cache_per_token(falcon.d_model, falcon.heads, falcon.kv_heads, layers=falcon.layer_count),
+            falcon.source),
+        row(ds.name, "MHA", ds.layers * per_layer_mha, ds.source, published=False),
+        row(ds.name, "MLA", mla_cache_per_token(ds.d_c, ds.d_rope, layers=ds.layers), ds.source),
+    )

@@ -32,6 +32,8 @@ REFERENCES = {
         Reference("raffel2020", "Raffel, Shazeer, Roberts, Lee, Narang, Matena, Zhou, Li, Liu",
                   "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (T5)",
                   "JMLR", 2020, "1910.10683"),
+        Reference("milakov2018", "Milakov, Gimelshein", "Online normalizer calculation for softmax",
+                  "arXiv preprint", 2018, "1805.02867"),
         Reference("dao2022", "Dao, Fu, Ermon, Rudra, Ré",
                   "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", "NeurIPS",
                   2022, "2205.14135"),
@@ -51,6 +53,21 @@ REFERENCES = {
         Reference("ainslie2023", "Ainslie, Lee-Thorp, de Jong, Zemlyanskiy, Lebrón, Sanghai",
                   "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
                   "EMNLP", 2023, "2305.13245"),
+        # page 8: attention as today's models run it
+        Reference("su2021", "Su, Lu, Pan, Murtadha, Wen, Liu",
+                  "RoFormer: Enhanced Transformer with Rotary Position Embedding", "arXiv preprint", 2021,
+                  "2104.09864"),
+        Reference("deepseek2024", "DeepSeek-AI",
+                  "DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model",
+                  "technical report", 2024, "2405.04434"),
+        Reference("deepseek2024v3", "DeepSeek-AI", "DeepSeek-V3 Technical Report", "technical report", 2024,
+                  "2412.19437"),
+        Reference("jiang2023", "Jiang, Sablayrolles, Mensch, Bamford, Chaplot, de las Casas, et al.", "Mistral 7B",
+                  "arXiv preprint", 2023, "2310.06825"),
+        Reference("xiao2023", "Xiao, Tian, Chen, Han, Lewis", "Efficient Streaming Language Models with Attention Sinks",
+                  "ICLR", 2024, "2309.17453"),
+        Reference("falcon2023", "Technology Innovation Institute", "Falcon-7B (model configuration)",
+                  "tiiuae/falcon-7b", 2023),
     )
 }
 
@@ -164,3 +181,56 @@ GQA_T5_XXL = {
     "gqa8_time_s": 0.28, "gqa8_score": 47.1, "gqa8_kv_heads": 8,
     "source": "ainslie2023",
 }
+
+
+# ---- page 8: attention as today's models run it -----------------------------------------------
+
+class LatentModel(NamedTuple):
+    """A published multi-head latent attention (MLA) configuration, named as in latent.py; the
+    config.json names are in the comments."""
+
+    name: str
+    d_model: int  # dim
+    layers: int  # n_layers
+    heads: int  # n_heads
+    d_c: int  # kv_lora_rank: the latent's width, what the cache keeps for keys and values
+    d_rope: int  # qk_rope_head_dim: the rotary key, shared by the heads, cached beside the latent
+    d_nope: int  # qk_nope_head_dim: each head's query and key width without position
+    d_v: int  # v_head_dim
+    q_lora_rank: int  # the queries' own latent width (latent.py leaves it out)
+    source: str  # a key of REFERENCES
+
+
+# DeepSeek-V2's report (deepseek-ai/DeepSeek-V2, deepseek-v2-tech-report.pdf, section 3.1.2): 60 layers,
+# hidden dimension 5120, n_h = 128 heads of d_h = 128, d_c = 512, d'_c = 1536, d_h^R = 64; its Table 1:
+# MLA caches (d_c + d_h^R) l elements a token, "equal to GQA with only 2.25 groups".
+DEEPSEEK_V2 = LatentModel("DeepSeek-V2", 5120, 60, 128, 512, 64, 128, 128, 1536, "deepseek2024")
+
+# deepseek-ai/DeepSeek-V3, inference/configs/config_671B.json (read at commit 9b4e978): n_layers 61,
+# n_heads 128, dim 7168, kv_lora_rank 512, qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128,
+# q_lora_rank 1536. Its inference/model.py (attn_impl "absorb") caches kv_cache [.., kv_lora_rank] and
+# pe_cache [.., qk_rope_head_dim] per token, in the default dtype bfloat16.
+DEEPSEEK_V3 = LatentModel("DeepSeek-V3", 7168, 61, 128, 512, 64, 128, 128, 1536, "deepseek2024v3")
+
+# Mistral 7B's params.json (n_layers 32, dim 4096, n_heads 32, head_dim 128, n_kv_heads 8,
+# sliding_window 4096), read in mlx-community/mistral-7B-v0.1 and in configs derived from
+# mistralai/Mistral-7B-v0.1 (num_hidden_layers 32, num_key_value_heads 8, sliding_window 4096).
+# The paper: query i attends to positions i - W .. i of the layer below, so after the last layer
+# "a theoretical attention span of approximately 131K tokens" (W x layers = 4096 x 32); Mistral's
+# first reference code (mistralai/mistral-src, initial commit) builds that band, W + 1 keys wide.
+# Its context is left out: the paper's 8192 and the config's 32768 differ.
+MISTRAL_7B = Model("Mistral 7B", 4096, "32", 32, 128, None, "jiang2023", kv_heads=8)
+MISTRAL_7B_WINDOW = 4096  # W: windows.sliding_window_mask counts W keys with the query, Mistral W + 1
+
+# Falcon-7B, multi-query attention ("multi_query": true: one key/value head for its 71 query heads):
+# hidden_size 4544, n_head 71 (d_head 64), n_layer 32, read in copies of tiiuae/falcon-7b's config.json.
+FALCON_7B = Model("Falcon-7B", 4544, "32", 71, 64, None, "falcon2023", kv_heads=1)
+
+# RoPE's base: 10000 in RoFormer (theta_i = 10000^(-2(i-1)/d)); Llama 3's rope_theta 500000
+# (meta-llama/llama3, llama/model.py, ModelArgs; also each Llama 3 config.json).
+ROPE_BASES = {"roformer": 10000.0, "source": "su2021"}
+LLAMA3_ROPE_BASE = {"llama3": 500000.0, "source": "meta2024"}
+
+# StreamingLLM keeps the first 4 tokens as attention sinks (mit-han-lab/streaming-llm,
+# examples/run_streaming_llama.py: --start_size default 4, beside --recent_size 2000).
+STREAMING_SINKS = {"sinks": 4, "source": "xiao2023"}

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import machine_cache
+from mha_ref.tiny import lm_train
 from checkout_copy import copy_checkout
 from figures.engine import render
 from figures.engine.cache import ENV, WHOLE
-from mha_ref import store
-from mha_ref.tiny import lm_heads, lm_train
+from figures.keep import disk, switches, tiny_lm
 from figures.publish import bundles
 from figures.publish import expansions
 from figures.site import mathfont
@@ -35,7 +35,7 @@ def figure_cache(tmp_path_factory, request):
     frame checks fill it, drawing every frame, or taking the frames an earlier session on this
     machine drew and checked from the same code (tests/frame_checks.py, Kept). Its trained-lm/
     folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
-    math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (mha_ref.store),
+    math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (figures.keep.reach),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
     pages/ and captions/ each page and caption expanded (figures/publish/expansions.py), decks/, flashcards/ and selfcheck/ the slide decks,
     glossary cards and test vectors, whole/ the figure files the builds link into their sites,
@@ -45,13 +45,13 @@ def figure_cache(tmp_path_factory, request):
     (test_lm.py) train in caches of their own."""
     # MHA_FIGURE_CACHE's trained-lm/ and lm-heads/ (the masked language model's seeds) when it names
     # a folder; otherwise the machine's, shared by clones
-    named = os.environ.get(ENV, "").strip() and not store.switched_off(ENV)
+    named = os.environ.get(ENV, "").strip() and not switches.switched_off(ENV)
     folder, shared = tmp_path_factory.mktemp("figure-cache"), []
-    for name, kept in (("trained-lm", lm_train.cache_folder()), ("lm-heads", lm_heads.cache_folder()),
-                       ("math-font", mathfont.cache_folder()), ("code", store.cache_folder("code")),
-                       (bundles.PUBLISHED, store.cache_folder(bundles.PUBLISHED)),
-                       (bundles.TABLES, store.cache_folder(bundles.TABLES)), *((name, store.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
-                       *((name, store.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
+    for name, kept in (("trained-lm", tiny_lm.weights_folder()), ("lm-heads", tiny_lm.heads_folder()),
+                       ("math-font", mathfont.cache_folder()), ("code", disk.cache_folder("code")),
+                       (bundles.PUBLISHED, disk.cache_folder(bundles.PUBLISHED)),
+                       (bundles.TABLES, disk.cache_folder(bundles.TABLES)), *((name, disk.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
+                       *((name, disk.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", WHOLE))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)
@@ -81,10 +81,10 @@ def checked_frames(figure_cache, request):
 
 @pytest.fixture(scope="session")
 def trained_lm():
-    """Page 4's model: every seed of lm_train.SEEDS trained and its heads measured (lm_heads.all_seeds),
+    """Page 4's model: every seed of lm_train.SEEDS trained and its heads measured (tiny_lm.all_seeds),
     minutes of both cores when the code they reach changed, else read from the machine's cache. A test
     that reaches them uses this fixture, which marks it `trained`: the fast loop leaves it out."""
-    return lm_heads.all_seeds()
+    return tiny_lm.all_seeds()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -102,11 +102,11 @@ def _no_training_unless_marked(request):
 
 
 def refuse_training(patch: pytest.MonkeyPatch) -> None:
-    """Make reaching page 4's trained model (lm_train.trained with its CONFIG, lm_heads.seed_heads
+    """Make reaching page 4's trained model (tiny_lm.trained with lm_train's CONFIG, tiny_lm.seed_heads
     unless a stub stands in for the measuring, the PREPARE of a figure that draws it) fail the test."""
     def refused(*args, **kwargs):
         test = os.environ.get("PYTEST_CURRENT_TEST", "a test").rsplit(" (", 1)[0]
-        pytest.fail(f"{test} reaches page 4's trained model (lm_train.trained, lm_heads.seed_heads): "
+        pytest.fail(f"{test} reaches page 4's trained model (tiny_lm.trained, tiny_lm.seed_heads): "
                     "give it (or its fixture) the trained_lm fixture, which marks it `trained`")
         # (pytest.fail raises no Exception: nothing on the way catches it)
 
@@ -115,14 +115,14 @@ def refuse_training(patch: pytest.MonkeyPatch) -> None:
 
     def preparation(fig_id):  # page 4's PREPARE trains in a process of its own: refused here, first
         fn = prepared(fig_id)
-        return refused() if fn is lm_heads.prepare else fn
+        return refused() if fn is tiny_lm.prepare else fn
 
     def seed_heads(seed):  # a test that stands a stub in for the measuring reaches no model
-        return refused() if lm_heads._measured is measured else heads(seed)
-    untouched, prepared, heads, measured = lm_train._trained, render._preparation, lm_heads.seed_heads, lm_heads._measured
+        return refused() if tiny_lm._measured is measured else heads(seed)
+    untouched, prepared, heads, measured = tiny_lm._trained, render._preparation, tiny_lm.seed_heads, tiny_lm._measured
     trained.cache_clear, seed_heads.cache_clear = untouched.cache_clear, heads.cache_clear
-    patch.setattr(lm_train, "_trained", trained)
-    patch.setattr(lm_heads, "seed_heads", seed_heads)
+    patch.setattr(tiny_lm, "_trained", trained)
+    patch.setattr(tiny_lm, "seed_heads", seed_heads)
     patch.setattr(render, "_preparation", preparation)
 
 
@@ -197,7 +197,7 @@ def mkdocs_build():
 
 @pytest.fixture(scope="session")
 def site_command():
-    """site_command(out, cwd=ROOT, **env): the README's build-only command (`python -m
+    """site_command(out, cwd=ROOT, **env): the build-only command (.github/CONTRIBUTING.md) (`python -m
     figures.site.build -d out`) started in a session of its own (its Popen, output in `out`.log beside
     out), env added to this process's; SIGINT stops it as Ctrl-C does. A test using it is marked `build`."""
     def start(out, cwd=ROOT, **env):
@@ -266,7 +266,7 @@ def properdocs_site(site_builds):
 
 @pytest.fixture(scope="session")
 def offline_site(site_builds):
-    """The README's build-only command with MHA_OFFLINE=1: the copy that works from disk."""
+    """The build-only command (.github/CONTRIBUTING.md) with MHA_OFFLINE=1: the copy that works from disk."""
     return site_builds("offline_site")
 
 

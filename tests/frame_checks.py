@@ -41,7 +41,7 @@ from figures.engine.render import Frame, cores, plan, render_set
 from figures.kit.words import LANGS
 from figures.engine.save import to_bytes_each
 from figures.publish import bundles
-from mha_ref import store
+from figures.keep import disk
 
 import machine_cache
 
@@ -206,8 +206,8 @@ class Kept:
         try:
             found = json.loads(self._record(paths).read_text())
             for path in paths.values():
-                if not store.sealed_path(path).exists():
-                    _copy(self.folder / "files" / store.sealed_path(path).name, path)
+                if not disk.sealed_path(path).exists():
+                    _copy(self.folder / "files" / disk.sealed_path(path).name, path)
         except (OSError, ValueError):
             return None
         return Checked(CachedFiles(paths), "", found["missing"], found["fallbacks"], found["underscores"],
@@ -219,11 +219,11 @@ class Kept:
         sessions; a folder that cannot be written keeps nothing, and the frames are drawn next time."""
         try:
             for path in paths.values():
-                if not (self.folder / "files" / store.sealed_path(path).name).exists():
-                    _copy(store.sealed_path(path), path, self.folder / "files" / store.sealed_path(path).name)
+                if not (self.folder / "files" / disk.sealed_path(path).name).exists():
+                    _copy(disk.sealed_path(path), path, self.folder / "files" / disk.sealed_path(path).name)
             found = {k: getattr(checked, k) for k in ("missing", "fallbacks", "underscores", "plurals", "smallest",
                                                       "columns", "cut", "overlaps")}
-            store.write_atomic(self._record(paths), json.dumps(found).encode())
+            disk.write_atomic(self._record(paths), json.dumps(found).encode())
         except (OSError, ValueError):
             pass
 
@@ -250,13 +250,13 @@ class Kept:
 
 
 def _copy(source: Path, path: Path, target: Path | None = None) -> None:
-    """The file kept under `path` in the figure cache (store.keep) copied whole from `source` to
+    """The file kept under `path` in the figure cache (disk.keep) copied whole from `source` to
     `target` (by default where the cache keeps it); never linked: a test that damages a file of its
     session's cache on purpose must not damage what later sessions take. One that is not sealed
     for `path`, as every file of the figure cache is, is refused (ValueError)."""
-    data = store.read_file(source)
-    store.unseal(data, path)
-    target = store.sealed_path(path) if target is None else target
+    data = disk.read_file(source)
+    disk.unseal(data, path)
+    target = disk.sealed_path(path) if target is None else target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")  # renamed whole: never half there
     tmp.write_bytes(data)

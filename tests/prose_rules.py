@@ -3,7 +3,7 @@
 import re
 
 # Digits a page may type: years, arXiv ids and table numbers of cited works, and model names.
-ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|(?:Table|表) ?\d+(?:\.\d+)?|GPT-[23]|\bT5(?:-11B)?\b|Gemma \d+B|Llama \d(?: \d+B)?|LLaMA|CC BY \d\.\d")
+ALLOWED = re.compile(r"\b(?:19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|(?:Table|表) ?\d+(?:\.\d+)?|GPT-[23]|\bT5(?:-11B)?\b|Gemma \d+B|Llama \d(?: \d+B)?|LLaMA|CC BY \d\.\d|Mistral 7B|DeepSeek-V[23]|Falcon-7B")
 
 
 def prose(text: str) -> str:

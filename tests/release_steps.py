@@ -1,4 +1,4 @@
-"""The README's release steps ("Releases") on a copy of the checkout: every file a release changes,
+"""The release steps (.github/CONTRIBUTING.md, "Releases") on a copy of the checkout: every file a release changes,
 set for a version released on a given day, then committed on that day and tagged."""
 
 import os

@@ -1,5 +1,5 @@
 """The session's builds of this checkout, each `mkdocs build --strict` into a folder of its own:
-the site as published, the offline copy (the README's MHA_OFFLINE=1) and the site published under
+the site as published, the offline copy (the guide's MHA_OFFLINE=1) and the site published under
 a sub-path, as GitHub Pages serves a project (MHA_SITE_URL), and the site as published built by
 ProperDocs in place of MkDocs (tests/test_engine.py). Once every frame is in the session's
 figure cache the builds draw nothing, and those the session's tests use start side by side

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mha_ref.tiny import arithmetic, lm_heads, lm_train
+from figures.keep import tiny_lm
+from mha_ref.tiny import arithmetic
 
 needs_pinning = pytest.mark.skipif(not arithmetic._supported(), reason="this machine has no AVX2 and FMA to pin to")
 
@@ -34,14 +35,14 @@ def test_the_child_runs_this_checkout_and_its_failure_is_raised_here_with_its_tr
 
 
 def test_the_kept_weights_and_measurements_are_named_by_the_arithmetic(monkeypatch):
-    before = lm_train.code_digest(), lm_heads.code_digest(0)
+    before = tiny_lm.weights_digest(), tiny_lm.heads_digest(0)
     monkeypatch.setattr(arithmetic, "ARITHMETIC", "native elsewhere")
-    for digest in (lm_train.code_digest, lm_heads.code_digest):
+    for digest in (tiny_lm.weights_digest, tiny_lm.heads_digest):
         digest.cache_clear()
     try:
-        after = lm_train.code_digest(), lm_heads.code_digest(0)
+        after = tiny_lm.weights_digest(), tiny_lm.heads_digest(0)
     finally:
-        for digest in (lm_train.code_digest, lm_heads.code_digest):
+        for digest in (tiny_lm.weights_digest, tiny_lm.heads_digest):
             digest.cache_clear()
     assert before[0] != after[0] and before[1] != after[1]
 

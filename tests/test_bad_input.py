@@ -14,7 +14,8 @@ import pytest
 from figures.__main__ import main as figures_cli
 
 import mha_ref
-from mha_ref import costs, quantities
+from mha_ref import costs
+from figures.numbers import quantities
 from mha_ref.example import one_head, toy
 from mha_ref.attention import attention, init_params, mha_trace, multi_head_attention, multi_head_attention_loop
 from figures.site import markup
@@ -498,7 +499,7 @@ def test_blend_twin_inputs_refuses_a_query_whose_two_rules_agree():
 
 
 def test_quantities_unknown_name():
-    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in mha_ref/quantities\.py\)"):
+    with pytest.raises(KeyError, match=r"unknown value 'nope'; \(every name is a key of QUANTITIES in figures/numbers/quantities\.py\)"):
         quantities.value("nope")
     # a misspelt name: the nearest names, not all of them
     with pytest.raises(KeyError, match=r"unknown value 'gpt2\.parms'; did you mean 'gpt2\.params'( or '[\w.]+')*\? \(every"):
@@ -517,6 +518,68 @@ def test_an_unknown_figure_id_names_the_nearest_and_a_module_lacking_a_name_is_n
     with pytest.raises(registry.FigureError, match=r"figure 'four-heads' .* failed to import: figures/gallery/four_heads\.py "
                                                    r"does not define CAPTION_EN: every figure module gives CONTROL, "):
         registry.get("four-heads")
+
+
+@pytest.mark.parametrize("names, said", [
+    ({"CAPTION_EN": None}, "CAPTION_EN as text"),
+    ({"CAPTION_ZH": "  "}, "CAPTION_ZH as text"),
+    ({"draw": "not a function"}, "draw as a function"),
+    ({"CAPTION_EN": 3, "draw": None}, "CAPTION_EN as text, draw as a function")])
+def test_a_figure_module_whose_caption_is_not_text_or_draw_not_a_function_is_named(monkeypatch, names, said):
+    import types
+    from figures.engine import registry
+    fake = types.ModuleType("figures.gallery.four_heads")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "four_heads.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.CAPTION_EN, fake.draw = None, "图", "Figure", lambda lang, value: None
+    for name, v in names.items():
+        setattr(fake, name, v)
+    monkeypatch.setitem(sys.modules, "figures.gallery.four_heads", fake)
+    with pytest.raises(registry.FigureError) as e:
+        registry.get("four-heads")
+    assert f"figures/gallery/four_heads.py does not define {said}: every figure" in e.value.headline
+    assert e.value.trace == ""
+
+
+FIGURE_CALLING_THE_KIT_WRONGLY = (
+    "from figures.kit.draw import weight_bars\n"
+    "def draw(lang, value):\n"
+    "    import matplotlib.pyplot as plt\n"
+    "    fig, ax = plt.subplots()\n"
+    "    weight_bars(ax, [0.5, 0.5], '#000000')  # two weights for six tokens\n"
+    "    return fig\n")
+
+
+def test_a_kit_helper_called_wrongly_names_the_figures_line_as_well_as_the_kits():
+    """A figure's error names the innermost line of the checkout (here the kit's), and, when that is not
+    the figure's own module, the line of the figure that made the call: the line its author wrote."""
+    from figures.engine import registry
+    namespace = {}
+    exec(compile(FIGURE_CALLING_THE_KIT_WRONGLY, str(registry.ROOT / "figures/gallery/a_new_one.py"), "exec"), namespace)
+    kit = (registry.ROOT / "figures/kit/draw.py").read_text(encoding="utf-8").splitlines()
+    ticks = next(n for n, line in enumerate(kit, 1) if "ax.set_xticks(x, toy.TOKENS)" in line)
+    try:
+        namespace["draw"]("en", None)
+    except ValueError as e:
+        error = registry.FigureError.caught(e, "a-new-one", "en", None, "draw")
+    assert error.headline.endswith(f"(figures/kit/draw.py, line {ticks}, called from figures/gallery/a_new_one.py, line 5)"), \
+        error.headline
+    # the figure's own line alone when the error arises there
+    assert registry.located_at([(str(registry.ROOT / "figures/gallery/a_new_one.py"), 5)]) == \
+        " (figures/gallery/a_new_one.py, line 5)"
+
+
+def test_cli_a_figure_module_lacking_a_name_is_one_line_naming_its_file(tmp_path, monkeypatch, cli):
+    """`python -m figures` on a figure module without CAPTION_EN: one line naming the module's file,
+    and no offer of a traceback there is none of (the check is ours, not an exception's)."""
+    import types
+    from figures.engine import registry
+    fake = types.ModuleType("figures.gallery.peak_dip")
+    fake.__file__ = str(registry.ROOT / "figures" / "gallery" / "peak_dip.py")
+    fake.CONTROL, fake.CAPTION_ZH, fake.draw = None, "图", lambda lang, value: None
+    monkeypatch.setitem(sys.modules, "figures.gallery.peak_dip", fake)
+    run = cli(str(tmp_path / "out"), tmp_path)
+    _refused_in_one_line(run, "figure 'peak-dip'", "figures/gallery/peak_dip.py does not define CAPTION_EN")
+    assert "--traceback" not in run.stderr
 
 
 # --- costs ------------------------------------------------------------------------------------

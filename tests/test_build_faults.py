@@ -1,4 +1,4 @@
-"""The README's build-only command (`python -m figures.site.build`) under faults: two builds of one
+"""The build-only command (.github/CONTRIBUTING.md) (`python -m figures.site.build`) under faults: two builds of one
 checkout at once both succeed and the site is always one whole build; a build stopped by SIGINT,
 SIGTERM or SIGKILL, sent to it alone or to its process group, leaves the previous site as it was,
 no folder of its own behind, and no process running."""
@@ -171,9 +171,9 @@ def test_a_site_folder_that_is_a_file_is_refused_in_one_line(tmp_path):
     assert run.stderr == f"{tmp_path / 'site'} is not a folder: give -d a folder for the site\n"
 
 
-def test_the_readme_builds_with_the_command_and_its_folders_are_git_ignored(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert ".venv/bin/python -m figures.site.build\n" in readme
+def test_the_guide_builds_with_the_command_and_its_folders_are_git_ignored(tmp_path):
+    guide = (ROOT / ".github/CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert ".venv/bin/python -m figures.site.build\n" in guide
     own = Path(build.tempfile.mkdtemp(dir=ROOT, prefix=build.NEW.format("site")))
     try:
         assert subprocess.run(["git", "check-ignore", "-q", own.name + "/"], cwd=ROOT).returncode == 0

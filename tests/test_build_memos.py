@@ -17,7 +17,7 @@ from figures.engine.render import render_files
 from figures.publish import bundles
 from figures.publish.numbering import site_numbers
 from figures.site import hooks
-from mha_ref import store
+from figures.keep import disk, reach, tiny_lm
 from mha_ref.tiny import lm_heads
 
 
@@ -32,35 +32,35 @@ FILES = {"mha_ref/__init__.py": "", "mha_ref/a.py": "from .b import g\n\ndef f(x
 
 
 def test_a_modules_facts_are_read_from_the_cache_not_parsed_again(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "cache"))
     _tree(tmp_path / "repo", FILES)
-    monkeypatch.setattr(store, "_PARSED", {})
-    digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
-    assert len(list((tmp_path / "cache" / "code").glob("*.json" + store.SEALED))) == 2  # a.py and b.py
+    monkeypatch.setattr(reach, "_PARSED", {})
+    digest = reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+    assert len(list((tmp_path / "cache" / "code").glob("*.json" + disk.SEALED))) == 2  # a.py and b.py
 
     def refused(*args, **kwargs):
         raise AssertionError("parsed again")
-    monkeypatch.setattr(store, "_PARSED", {})  # a new process
-    monkeypatch.setattr(store.ast, "parse", refused)
-    assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
+    monkeypatch.setattr(reach, "_PARSED", {})  # a new process
+    monkeypatch.setattr(reach.ast, "parse", refused)
+    assert reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
     _tree(tmp_path / "repo", {"mha_ref/b.py": "def g(x):\n    return 3 * x\n"})  # an edit is parsed afresh
     with pytest.raises(AssertionError, match="parsed again"):
-        store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+        reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
     monkeypatch.undo()
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
-    assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) != digest
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "cache"))
+    assert reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) != digest
 
 
 def test_a_damaged_facts_file_is_dropped_and_the_module_parsed_again(tmp_path, monkeypatch, caplog):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "cache"))
     _tree(tmp_path / "repo", FILES)
-    monkeypatch.setattr(store, "_PARSED", {})
-    digest = store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
-    for kept in (tmp_path / "cache" / "code").glob("*.json" + store.SEALED):
+    monkeypatch.setattr(reach, "_PARSED", {})
+    digest = reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f"))
+    for kept in (tmp_path / "cache" / "code").glob("*.json" + disk.SEALED):
         kept.write_text("{not json")
-    monkeypatch.setattr(store, "_PARSED", {})
+    monkeypatch.setattr(reach, "_PARSED", {})
     with caplog.at_level(logging.WARNING):
-        assert store.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
+        assert reach.CodeReach(tmp_path / "repo").digest(("mha_ref.a", "f")) == digest
     assert "a module's facts" in caplog.text and "dropped" in caplog.text
 
 
@@ -91,7 +91,7 @@ def test_a_published_frame_is_kept_and_made_again_when_its_attribution_changes(a
 
 
 def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     fig_id = "head-planes"
     bundles.data_table.cache_clear()
     table = bundles.data_table(fig_id, "zh")
@@ -103,7 +103,7 @@ def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
     bundles.data_table.cache_clear()
     assert bundles.data_table(fig_id, "zh") == table  # read back, the same cells
     cache = from_env()
-    (kept,) = (cache.folder / bundles.TABLES).glob("*.zh.json" + store.SEALED)
+    (kept,) = (cache.folder / bundles.TABLES).glob("*.zh.json" + disk.SEALED)
     cache.put(kept.with_suffix(""), b"[not a table")
     bundles.data_table.cache_clear()
     with pytest.raises(registry.FigureError, match="computed again"):  # dropped, computed again
@@ -112,17 +112,17 @@ def test_a_data_table_is_kept_with_its_figures_frames(tmp_path, monkeypatch):
 
 
 def test_the_training_counts_are_kept_on_disk(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    lm_heads.training_counts.cache_clear()
-    counts = lm_heads.training_counts()
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    tiny_lm.training_counts.cache_clear()
+    counts = tiny_lm.training_counts()
     assert counts.sum() == sum(len(s.tokens) for s in lm_heads.lm_train.data()[0])
 
     def refused(config):
         raise AssertionError("counted again")
-    monkeypatch.setattr(lm_heads, "_counted", refused)
-    lm_heads.training_counts.cache_clear()
-    assert (lm_heads.training_counts() == counts).all()
-    lm_heads.training_counts.cache_clear()
+    monkeypatch.setattr(lm_heads, "training_counts", refused)
+    tiny_lm.training_counts.cache_clear()
+    assert (tiny_lm.training_counts() == counts).all()
+    tiny_lm.training_counts.cache_clear()
 
 
 def test_a_build_forgets_our_modules_only_when_their_files_changed(tmp_path, monkeypatch):
@@ -151,7 +151,7 @@ def test_a_build_forgets_our_modules_only_when_their_files_changed(tmp_path, mon
 
 def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkeypatch):
     from figures.site import markup
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     made = []
 
     def make(text):
@@ -175,10 +175,10 @@ def test_an_expanded_page_is_kept_unless_it_holds_an_error_card(tmp_path, monkey
 
 def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_changes(tmp_path, monkeypatch):
     from figures.publish import attribution, expansions
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     attribution._expanded.cache_clear()
     caption = attribution.caption("peak-dip", "en")
-    assert "{{ value" in registry.get("peak-dip").CAPTION_EN and "{{ value" not in caption and len(list((tmp_path / expansions.CAPTIONS).glob("*.json" + store.SEALED))) == 1
+    assert "{{ value" in registry.get("peak-dip").CAPTION_EN and "{{ value" not in caption and len(list((tmp_path / expansions.CAPTIONS).glob("*.json" + disk.SEALED))) == 1
 
     def refused(text):
         raise AssertionError("expanded again")
@@ -192,7 +192,7 @@ def test_a_caption_is_expanded_once_and_read_back_until_its_text_or_the_code_cha
     with pytest.raises(AssertionError, match="expanded again"):
         attribution.caption("peak-dip", "en")
     monkeypatch.undo()
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(expansions, "code", lambda figures=(): "other code")  # an edit to the code
     monkeypatch.setattr(attribution, "expand_values", refused)
     attribution._expanded.cache_clear()
@@ -238,7 +238,7 @@ def test_the_code_digest_of_expansions_ignores_comments_and_follows_code(tmp_pat
 def test_a_page_is_expanded_again_when_a_figure_it_places_is_edited_and_only_then(tmp_path, monkeypatch):
     from figures.publish import expansions
     from figures.site import markup
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(expansions, "code", lambda figures=(): f"code of {figures}")
     made = []
 
@@ -274,8 +274,8 @@ def test_a_file_kept_whole_is_named_by_its_bytes_and_written_again_when_damaged(
 
 
 def test_a_file_kept_whole_is_none_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
-    monkeypatch.delenv(store.UNWRITABLE_ENV, raising=False)
-    store.cache_unwritable(tmp_path, None)
+    monkeypatch.delenv(disk.UNWRITABLE_ENV, raising=False)
+    disk.cache_unwritable(tmp_path, None)
     assert FigureCache(tmp_path).whole(b"<svg/>", ".svg") is None
     assert not (tmp_path / WHOLE).exists()
 
@@ -330,7 +330,7 @@ def test_every_figure_file_of_the_site_is_a_link_to_a_file_kept_whole(site):
 
 def test_a_pages_finished_html_and_description_are_kept(tmp_path, monkeypatch):
     from figures.site import mathml
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     config = types.SimpleNamespace(plugins={"i18n": types.SimpleNamespace(current_language="en")})
 
     def page():
@@ -355,7 +355,7 @@ def test_a_pages_finished_html_and_description_are_kept(tmp_path, monkeypatch):
 
 def test_a_slides_heading_is_set_once_and_kept_with_the_captions(tmp_path, monkeypatch):
     from figures.publish import decks
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     numbers = site_numbers()
     first = decks.page_decks(numbers, "zh", lambda frame: b"%PDF-")
 

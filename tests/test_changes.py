@@ -1,4 +1,4 @@
-"""The "what changed" page (figures/site/changes.py): two snapshots compared, the previous release
+"""The "what changed" page (figures/site/changes.py): two snapshots compared (snapshot_diff.py), the previous release
 chosen among the tags, and the snapshot of this tree (figures/publish/snapshot.py)."""
 
 import re
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from figures.publish import snapshot
-from figures.site import changes
+from figures.site import changes, snapshot_diff
 
 ROOT = snapshot.ROOT
 
@@ -40,7 +40,7 @@ NEW = {"format": 1, "version": "1.1.0",
 
 
 def test_two_snapshots_give_the_pages_figures_and_numbers_that_changed():
-    found = changes.diff(OLD, NEW)
+    found = snapshot_diff.diff(OLD, NEW)
     assert found.previous == "1.0.0"
     assert (found.pages_added, found.pages_removed) == (["new.md"], ["old.md"])
     assert found.pages_edited == {"one.md": ["edited"]} and found.sections_added == {"one.md": ["more"]}
@@ -53,7 +53,7 @@ def test_two_snapshots_give_the_pages_figures_and_numbers_that_changed():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pages(lang):
-    text = changes.markdown(changes.diff(OLD, NEW), NEW, lang, OLD, lambda fig_id, which: f"<{which} {fig_id}>")
+    text = changes.markdown(snapshot_diff.diff(OLD, NEW), NEW, lang, OLD, lambda fig_id, which: f"<{which} {fig_id}>")
     rows = [line for line in text.splitlines() if line.startswith("| `blend.peak`")]
     assert rows == [f"| `blend.peak` | 0.5 | 0.625 | [One{lang}](one.md) |"]
     assert f"| [`blend`](one.md#fig-blend) | <before blend> | <after blend> |" in text
@@ -111,7 +111,7 @@ def this_tree(trained_lm):
 
 
 def test_the_snapshot_of_this_tree_has_every_number_and_every_page_with_its_anchors(this_tree):
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert set(this_tree["quantities"]) == set(quantities.QUANTITIES)
     assert all(not isinstance(v, dict) for v in this_tree["quantities"].values())  # every one computed
     nav = yaml.safe_load(re.sub(r"!\w+.*", "", (ROOT / "mkdocs.yml").read_text(encoding="utf-8")))["nav"]
@@ -136,7 +136,7 @@ def test_no_anchor_of_the_previous_release_disappeared_silently(this_tree):
     tag = changes.previous_release(ROOT)
     if tag is None:
         pytest.skip("no earlier release tag in this checkout")
-    assert changes.diff(changes.release_snapshot(tag), this_tree).vanished == []
+    assert snapshot_diff.diff(changes.release_snapshot(tag), this_tree).vanished == []
 
 
 def test_the_build_warns_naming_an_anchor_gone_without_a_note(monkeypatch, caplog):
@@ -170,7 +170,7 @@ def _tables(ppl: str, row_name: str = "h = 8", extra=None):
 def test_a_table_cell_holding_a_number_that_changed_is_listed_by_table_row_and_column():
     old, new = dict(OLD, tables=_tables("4.91")), dict(NEW, tables=_tables("4.88", extra=["h = 16", "32", "5.01"]))
     new["pages"] = [dict(p, tables=["head-count"] if p["page"] == "one.md" else []) for p in new["pages"]]
-    found = changes.diff(old, new)
+    found = snapshot_diff.diff(old, new)
     assert found.cells["en"] == [("head-count", "h = 8", "perplexity", "4.91", "4.88", ["one.md"]),
                                  ("head-count", "h = 16", "width", "–", "32", ["one.md"]),
                                  ("head-count", "h = 16", "perplexity", "–", "5.01", ["one.md"])]
@@ -178,7 +178,7 @@ def test_a_table_cell_holding_a_number_that_changed_is_listed_by_table_row_and_c
     # a cell of words that changed is no number; an earlier release without its tables gives none
     words = dict(NEW, tables=_tables("4.91"))
     words["tables"]["notation"]["en"][1][1] = "heads"
-    assert changes.diff(old, words).cells["en"] == [] and changes.diff(OLD, new).cells["en"] == []
+    assert snapshot_diff.diff(old, words).cells["en"] == [] and snapshot_diff.diff(OLD, new).cells["en"] == []
     for lang in ("zh", "en"):
         text = changes.markdown(found, new, lang, old)
         row = changes.WORDS[lang]["cell"].format(table="head-count", row="h = 8", column=found.cells[lang][0][2])
@@ -247,7 +247,7 @@ def test_the_snapshot_gives_each_section_its_id_level_parent_position_title_and_
 
 
 def _moves():
-    found = changes.diff(TREE_OLD, TREE_NEW)
+    found = snapshot_diff.diff(TREE_OLD, TREE_NEW)
     return found, {m.new.id: m for m in found.sections_moved["a.md"]}
 
 
@@ -273,8 +273,8 @@ def test_a_section_moved_to_another_page_is_listed_with_the_page_it_left():
     """Found by its id, the one page that has it now (its text was edited on the way)."""
     found, moved = _moves()
     assert moved["travel"].how == ("moved",) and "travel" in found.pages_edited["a.md"]
-    assert (moved["travel"].old, moved["travel"].new) == (changes.Place("b.md", "travel", "b", "costs"),
-                                                          changes.Place("a.md", "travel", "a", "new-name"))
+    assert (moved["travel"].old, moved["travel"].new) == (snapshot_diff.Place("b.md", "travel", "b", "costs"),
+                                                          snapshot_diff.Place("a.md", "travel", "a", "new-name"))
     assert "b.md" not in found.pages_edited  # b.md lost it, and its #costs is now last: no edit
     assert found.sections_removed.get("a.md") == [] and found.sections_added.get("a.md") == []
 
@@ -282,13 +282,13 @@ def test_a_section_moved_to_another_page_is_listed_with_the_page_it_left():
 def test_a_section_given_a_new_id_is_found_by_its_text():
     found, moved = _moves()
     assert moved["new-name"].how == ("retitled", "renamed")
-    assert moved["new-name"].old == changes.Place("a.md", "old-name", "a", "loop")
+    assert moved["new-name"].old == snapshot_diff.Place("a.md", "old-name", "a", "loop")
     # a text that two sections share, or none (a heading right above another), names no section
-    twice = changes.diff(TREE_OLD, _tree("1.1.0", {"a.md": TREE_NEW_A_TWICE, "b.md": B[:2]}))
+    twice = snapshot_diff.diff(TREE_OLD, _tree("1.1.0", {"a.md": TREE_NEW_A_TWICE, "b.md": B[:2]}))
     assert "old-name" in twice.sections_removed["a.md"] and {"new-name", "copy"} <= set(twice.sections_added["a.md"])
     empty = [(0, "", "", "text above the title"), (1, "a", "A", "a's opening"), (2, "old", "Old", ""),
              (3, "inner", "Inner", "inner text")]
-    blank = changes.diff(_tree("1.0.0", {"a.md": empty}), _tree("1.1.0", {"a.md": [*empty[:2], (2, "new", "New", ""), empty[3]]}))
+    blank = snapshot_diff.diff(_tree("1.0.0", {"a.md": empty}), _tree("1.1.0", {"a.md": [*empty[:2], (2, "new", "New", ""), empty[3]]}))
     assert (blank.sections_added, blank.sections_removed) == ({"a.md": ["new"]}, {"a.md": ["old"]})
 
 
@@ -299,14 +299,14 @@ TREE_NEW_A_TWICE = [A[0], (2, "new-name", "New name", "a text kept word for word
 def test_a_new_id_still_leaves_the_old_anchor_gone_without_a_note():
     """Found again or not, an id the earlier release had on its page is a build warning until a note
     keeps it: the anchor check is the same."""
-    assert changes.diff(TREE_OLD, TREE_NEW).vanished == [("a.md", "old-name"), ("b.md", "travel")]
+    assert snapshot_diff.diff(TREE_OLD, TREE_NEW).vanished == [("a.md", "old-name"), ("b.md", "travel")]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_each_section_retitled_renamed_or_moved_is_listed_under_its_page_linked(lang):
     w = changes.WORDS[lang]
     mark = "中" if lang == "zh" else ""
-    text = changes.markdown(changes.diff(TREE_OLD, TREE_NEW), TREE_NEW, lang, TREE_OLD)
+    text = changes.markdown(snapshot_diff.diff(TREE_OLD, TREE_NEW), TREE_NEW, lang, TREE_OLD)
     page = text[text.index(f"- [A{lang}](a.md)"):text.index("## ", text.index(f"- [A{lang}](a.md)"))]
     lines = [line.removeprefix("    - ") for line in page.splitlines()[1:] if line.startswith("    - ")]
 
@@ -345,11 +345,11 @@ def _older(tree, *keys):
 def test_an_earlier_snapshot_is_compared_on_what_it_gives(lang):
     # format 1: no parent, position nor trimmed text; the places come from the levels, the same moves,
     # but its texts' digests count the blank lines: #old-name was last on its page, #new-name is not
-    formats = changes.diff(_older(TREE_OLD, "parent", "position", "text"), TREE_NEW)
-    now = changes.diff(TREE_OLD, TREE_NEW).sections_moved["a.md"]
+    formats = snapshot_diff.diff(_older(TREE_OLD, "parent", "position", "text"), TREE_NEW)
+    now = snapshot_diff.diff(TREE_OLD, TREE_NEW).sections_moved["a.md"]
     assert formats.sections_moved["a.md"] == [m for m in now if m.new.id != "new-name"] and formats.unknown == []
     # no titles nor levels: nothing is retitled; moved by page or order only; the page says it
-    found = changes.diff(_older(TREE_OLD, "parent", "position", "level", "title"), TREE_NEW)
+    found = snapshot_diff.diff(_older(TREE_OLD, "parent", "position", "level", "title"), TREE_NEW)
     assert found.unknown == ["titles", "places"]
     moved = {m.new.id: m.how for m in found.sections_moved["a.md"]}
     # in the page's order, #detail now comes after #loop, #setup after #detail

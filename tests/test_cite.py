@@ -90,7 +90,7 @@ def test_citation_cff_says_what_pyproject_says():
     assert tuple(a["name"] for a in CFF["authors"]) == IDENTITY.authors
     assert (CFF["version"], CFF["date-released"]) == (IDENTITY.version, IDENTITY.release_date)
     assert (CFF["url"], CFF["repository-code"]) == (IDENTITY.site_url, IDENTITY.repository)
-    # this version's frozen address (a release's folder, README "Releases"), then the living one
+    # this version's frozen address (a release's folder, .github/CONTRIBUTING.md, "Releases"), then the living one
     frozen, living = (f"{IDENTITY.site_url}{IDENTITY.version}/", f"{IDENTITY.site_url}latest/")
     assert [(i["type"], i["value"]) for i in CFF["identifiers"]] == [("url", frozen), ("url", living)]
     assert IDENTITY.version in CFF["identifiers"][0]["description"]

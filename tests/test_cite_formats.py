@@ -146,7 +146,7 @@ def test_the_section_in_english_exact():
 
 
 def test_a_release_cites_its_frozen_address_with_the_newest_beside_it():
-    """README, "Releases": the release's own folder in every form, the same page in `latest` beside it."""
+    """.github/CONTRIBUTING.md, "Releases": the release's own folder in every form, the same page in `latest` beside it."""
     released = replace(ID, site_url="https://x.example/repo/1.2.0/", release="1.2.0", home_url="https://x.example/repo/")
     for c, frozen, living in ((replace(EN, url="https://x.example/repo/1.2.0/en/", identity=released),
                                "https://x.example/repo/1.2.0/en/", "https://x.example/repo/latest/en/"),

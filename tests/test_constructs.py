@@ -13,8 +13,8 @@ from mkdocs.utils import meta
 
 from figures.publish import numbering
 from figures.engine import registry
-from figures.site import hooks, markup
-from figures.text import constructs
+from figures.site import hooks, markup, page_markdown
+from figures.text import constructs, markdown_code
 from figures.text.constructs import MarkupError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +72,8 @@ def test_a_format_spec_asking_for_a_huge_number_is_refused_not_printed(spec, mes
 
 @pytest.mark.parametrize("mistake, message", [
     ("{{ figure no-such-figure }}", "unknown figure id 'no-such-figure'"),
+    # a misspelt id: the nearest registered ids, not all of them
+    ("{{ figure four-head }}", "unknown figure id 'four-head'; did you mean 'four-heads'"),
     ("{{ figure width-slices }}", "figure 'width-slices' is placed twice")])
 def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_own_page_and_line(tmp_path, mistake, message):
     """Numbering reads every page first (hooks.on_pre_build): the mistake is refused there, naming its
@@ -84,10 +86,11 @@ def test_an_unknown_or_twice_placed_figure_is_refused_at_numbering_naming_its_ow
     with pytest.raises(MarkupError) as e:
         numbering.figure_numbers(tmp_path, ["a.md", "b.md"], ["zh", "en"])
     assert str(e.value).startswith(f"{tmp_path / 'b.zh.md'}:8: {message}"), str(e.value)
+    assert "head-planes" not in str(e.value)  # one line, not every registered id
 
 
 def test_a_value_that_fails_names_its_line(monkeypatch):
-    from mha_ref import quantities
+    from figures.numbers import quantities
     monkeypatch.setitem(quantities.QUANTITIES, "broken.zero", lambda: 1 / 0)
     assert _error("\n\n{{ value broken.zero }}").startswith(f"{PAGE}:3: the value 'broken.zero' failed: ZeroDivisionError")
 
@@ -184,7 +187,7 @@ def test_the_hook_names_a_page_of_the_docs_from_the_checkout_root():
     page = SimpleNamespace(file=SimpleNamespace(src_uri="one-head-blends.en.md",
                                                 abs_src_path=str(ROOT / "docs/one-head-blends.en.md")))
     text = (ROOT / "docs/one-head-blends.en.md").read_text(encoding="utf-8")
-    assert hooks._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
+    assert page_markdown._source_file(page, text) == ("docs/one-head-blends.en.md", 1)
 
 
 # --- code indented by four spaces --------------------------------------------------------------
@@ -235,12 +238,12 @@ def test_indented_code_is_left_as_written_where_python_markdown_makes_it_code(te
 
 def test_a_construct_in_indented_code_is_not_read_at_all():
     text = "Write a figure like this:\n\n    {{ figure no-such-figure }}\n    {{ vaule x }}\n\nand a number: {{ value toy.n }}.\n"
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert _expand(text) == text.replace("{{ value toy.n }}", str(quantities.value("toy.n")))
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
 def test_every_construct_on_the_pages_is_code_exactly_where_python_markdown_makes_it_code(page):
     text = page.read_text(encoding="utf-8")
-    outside = {m.start() for m in constructs.outside_code(re.compile(r"\{\{"), text)}
+    outside = {m.start() for m in markdown_code.outside_code(re.compile(r"\{\{"), text)}
     assert _in_code(_python_markdown(text)) == [m.start() not in outside for m in re.finditer(r"\{\{", text)]

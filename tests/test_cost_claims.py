@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from mha_ref import init_params, mha_trace
-from mha_ref import costs, models, quantities
+from mha_ref import costs, models
+from figures.numbers import quantities
 
 GPT2 = models.model("GPT-2 small")
 

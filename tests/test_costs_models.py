@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mha_ref.example import toy
-from mha_ref import checks, costs, models, quantities
+from mha_ref import checks, costs, models
+from figures.numbers import quantities
 from mha_ref.params import MHAParams
 from mha_ref.attention import init_params, merge_heads, mha_trace, multi_head_attention, split_heads
 from figures.kit.control import divisors
@@ -228,6 +229,8 @@ def _data_sources():
         data = getattr(models, name)
         if isinstance(data, dict) and isinstance(data.get("source"), str):
             sources.add(data["source"])
+        elif isinstance(getattr(data, "source", None), str):  # a record of its own (models.DEEPSEEK_V3)
+            sources.add(data.source)
     return sources
 
 

@@ -18,7 +18,8 @@ from figures.engine import registry
 from figures.__main__ import main as cli
 from figures.kit.style import HEAD_NAMES
 from mha_ref import multi_head_attention_loop
-from mha_ref import costs, models, store
+from figures.keep import disk
+from mha_ref import costs, models
 from mha_ref.example import toy
 from figures.publish import bundles
 from figures.site import figure_block
@@ -185,7 +186,7 @@ def test_the_fold_links_its_csv_when_the_file_was_written():
 
 def test_a_data_table_of_the_wrong_shape_is_refused_by_name(monkeypatch):
     mod = registry.get("peak-dip")
-    monkeypatch.setenv(store.CACHE_ENV, "0")  # data() patched here: its sources, which name the kept table, did not
+    monkeypatch.setenv(disk.CACHE_ENV, "0")  # data() patched here: its sources, which name the kept table, did not
     monkeypatch.setattr(mod, "data", lambda lang: (["a", "b"], [["1"]]))
     bundles.data_table.cache_clear()
     try:

@@ -19,10 +19,10 @@ from figures.engine import dark
 from figures.engine.render import frames
 from figures.engine.save import to_bytes
 from figures.kit import style
-from figures.publish import decks
+from figures.publish import deck_files, decks, pdf_dark
 from figures.site import slides
 from figures.text.constructs import first_sentence
-from mha_ref import store
+from figures.keep import disk
 
 
 def _frame(height: float, word: str, image: bool = False) -> bytes:
@@ -156,8 +156,8 @@ def test_the_dark_deck_has_each_colour_of_the_light_one_turned_by_the_dark_rule(
             for i in range(0, len(palette), 3):
                 assert "#" + mapped[i:i + 3].hex() == dark.colour("#" + palette[i:i + 3].hex())
     assert any(_forms(p)["/Frame"]["/Resources"].get("/XObject") for p in light.pages[1:])  # an image was checked
-    assert decks.dark_content(b"0.5 g 1 0 0 RG 0 0 1 1 re f") == \
-        b"%s rg %s RG 0 0 1 1 re f" % tuple(decks._fmt(decks._dark_rgb(c)) for c in ((0.5,) * 3, (1.0, 0.0, 0.0)))
+    assert pdf_dark.dark_content(b"0.5 g 1 0 0 RG 0 0 1 1 re f") == \
+        b"%s rg %s RG 0 0 1 1 re f" % tuple(pdf_dark._fmt(pdf_dark._dark_rgb(c)) for c in ((0.5,) * 3, (1.0, 0.0, 0.0)))
 
 
 def test_an_image_the_dark_rule_cannot_recolour_is_refused_by_name():
@@ -171,11 +171,11 @@ def test_an_image_the_dark_rule_cannot_recolour_is_refused_by_name():
 def test_the_same_deck_is_the_same_bytes_and_a_changed_frame_a_new_name(made):
     deck, pdfs = made
     assert decks.deck_pdfs(deck) == pdfs
-    code = decks.code_digest()
+    code = deck_files.code_digest()
     other = dataclasses.replace(deck, slides=(dataclasses.replace(deck.slides[0], frame=_frame(2.5, "changed")),
                                               *deck.slides[1:]))
-    assert decks.key(deck, "light", code) != decks.key(other, "light", code) != decks.key(other, "dark", code)
-    assert decks.key(deck, "light", code) == decks.key(_deck(), "light", code)
+    assert deck_files.key(deck, "light", code) != deck_files.key(other, "light", code) != deck_files.key(other, "dark", code)
+    assert deck_files.key(deck, "light", code) == deck_files.key(_deck(), "light", code)
 
 
 def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
@@ -207,7 +207,7 @@ def test_the_slides_section_links_each_deck_the_build_wrote_under_a_name_of_its_
     numbers = {"blend-rows": FigureNumber("1.1", "one-head-blends.md", 1, {"zh": "一个头", "en": "One head"}),
                "peak-dip": FigureNumber("1.2", "one-head-blends.md", 1, {"zh": "一个头", "en": "One head"}),
                "kv-heads": FigureNumber("6.1", "what-it-costs.md", 6, {"zh": "代价", "en": "Costs"})}
-    built = {decks.path("one-head-blends.md", s): (f"../figures/{decks.path('one-head-blends.md', s)}", 2_100_000)
+    built = {deck_files.path("one-head-blends.md", s): (f"../figures/{deck_files.path('one-head-blends.md', s)}", 2_100_000)
              for s in decks.SCHEMES}
     en = slides.section("one-head-blends.md", "en", numbers, built.get)
     count = len(frames("blend-rows")) + len(frames("peak-dip"))
@@ -226,7 +226,7 @@ def test_the_slides_section_links_each_deck_the_build_wrote_under_a_name_of_its_
 def test_every_page_of_the_built_site_links_its_decks_with_a_slide_per_frame(site, lang, root):
     import mkdocs.config
     from figures.publish.numbering import figure_numbers
-    from mha_ref.store import ROOT
+    from figures.keep.disk import ROOT
     numbers = figure_numbers(ROOT / "docs", mkdocs.config.load_config(str(ROOT / "mkdocs.yml")).nav, ["zh", "en"])
     gallery = BeautifulSoup((site / root / "gallery" / "index.html").read_text(encoding="utf-8"), "html.parser")
     listed = [a["href"] for a in gallery.select('a[href*="/slides/"]')]
@@ -253,16 +253,16 @@ def test_a_deck_kept_in_the_cache_is_read_not_made_again(made, tmp_path, monkeyp
     monkeypatch.setenv("MHA_FIGURE_CACHE", str(tmp_path))
     monkeypatch.setattr(decks, "page_decks", lambda numbers, lang, pdf_of: {"one-head-blends.md": deck})
     first, again = {}, {}
-    sizes = decks.write_all({}, "en", None, first.__setitem__)
+    sizes = deck_files.write_all({}, "en", None, first.__setitem__)
     assert first == {"slides/one-head-blends.pdf": pdfs["light"], "slides/one-head-blends.dark.pdf": pdfs["dark"]}
     assert sizes == {path: len(data) for path, data in first.items()}
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pytest.fail("a kept deck was made again"))
-    decks.write_all({}, "en", None, again.__setitem__)
-    kept = sorted((tmp_path / "decks").glob("*.pdf" + store.SEALED))
+    deck_files.write_all({}, "en", None, again.__setitem__)
+    kept = sorted((tmp_path / "decks").glob("*.pdf" + disk.SEALED))
     assert again == first and len(kept) == 2
     kept[0].write_bytes(kept[0].read_bytes()[:-100])  # truncated: made again
     monkeypatch.setattr(decks, "deck_pdfs", lambda *args: pdfs)
-    decks.write_all({}, "en", None, again.__setitem__)
+    deck_files.write_all({}, "en", None, again.__setitem__)
     assert again == first and kept[0].exists()
 
 

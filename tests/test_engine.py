@@ -135,11 +135,11 @@ def test_the_comparison_sees_a_changed_byte_and_a_missing_file(tmp_path):
     assert differences(a, b)[2]["other"] == ["en/index.html", "x.js"]
 
 
-def test_the_readme_builds_with_properdocs_through_the_build_command(tmp_path):
+def test_the_guide_builds_with_properdocs_through_the_build_command(tmp_path):
     """`python -m figures.site.build --engine properdocs`: ProperDocs' own command line runs the build
     (its usage answers an option it does not know), into a folder of its own, as MkDocs' does."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert ".venv/bin/python -m figures.site.build --engine properdocs\n" in readme
+    guide = (ROOT / ".github/CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert ".venv/bin/python -m figures.site.build --engine properdocs\n" in guide
     run = subprocess.run([sys.executable, "-m", "figures.site.build", "--engine", "properdocs", "-d",
                           str(tmp_path / "site"), "--no-such-option"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)

@@ -1,5 +1,5 @@
 """Every MHA_* variable: its documented values work, anything else stops the build with one line that
-names the variable and the values it takes (mha_ref/store.py's readers, figures/site/environment.py)."""
+names the variable and the values it takes (figures/keep/switches.py's readers, figures/site/environment.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from figures.site import environment, hooks
-from mha_ref import store
+from figures.keep import disk, switches
 
 ROOT = Path(__file__).resolve().parents[1]
-# set by the build itself, for the processes it starts (mha_ref/store.py): never a reader's to set;
+# set by the build itself, for the processes it starts (figures/keep/disk.py): never a reader's to set;
 # and the tests' own (tests/machine_cache.py), which no build reads
-INTERNAL = {store.UNWRITABLE_ENV, "MHA_TEST_CACHE"}
+INTERNAL = {disk.UNWRITABLE_ENV, "MHA_TEST_CACHE"}
 
 
 def variables_in_the_code() -> set[str]:
@@ -62,31 +62,31 @@ def test_the_list_is_the_code_s():
                                        ("0", False), ("off", False), ("no", False), ("False", False)])
 def test_a_switch_takes_the_documented_words(monkeypatch, value, on):
     monkeypatch.setenv("MHA_DOWNLOADS", value)
-    assert store.env_switch("MHA_DOWNLOADS", True) is on
-    assert store.env_switch("MHA_DOWNLOADS", False) is (on if value else False)
+    assert switches.env_switch("MHA_DOWNLOADS", True) is on
+    assert switches.env_switch("MHA_DOWNLOADS", False) is (on if value else False)
 
 
 @pytest.mark.parametrize("value", ["perhaps", "2", "-", "onn"])
 def test_a_switch_refuses_anything_else_naming_what_it_takes(monkeypatch, value):
     monkeypatch.setenv("MHA_BUILD_EN", value)
-    with pytest.raises(store.EnvError) as e:
+    with pytest.raises(switches.EnvError) as e:
         environment.build_en()
     assert str(e.value) == (f"MHA_BUILD_EN={value!r} is not a switch: set it to 1 (or on, yes, true), "
                             "to 0 (or off, no, false), or leave it unset (on)")
 
 
 def test_the_cache_folder_is_a_folder_or_off(monkeypatch, tmp_path):
-    monkeypatch.setenv(store.CACHE_ENV, "0")
-    assert store.cache_folder() is None and store.cache_folder("decks") is None
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "new"))  # made when first written to
-    assert store.cache_folder("decks") == tmp_path / "new" / "decks"
-    monkeypatch.setenv(store.CACHE_ENV, "")
-    assert store.cache_folder() == store.DEFAULT_CACHE
+    monkeypatch.setenv(disk.CACHE_ENV, "0")
+    assert disk.cache_folder() is None and disk.cache_folder("decks") is None
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "new"))  # made when first written to
+    assert disk.cache_folder("decks") == tmp_path / "new" / "decks"
+    monkeypatch.setenv(disk.CACHE_ENV, "")
+    assert disk.cache_folder() == disk.DEFAULT_CACHE
     (tmp_path / "file").write_text("")
     for value in ("/dev/null", str(tmp_path / "file")):
-        monkeypatch.setenv(store.CACHE_ENV, value)
-        with pytest.raises(store.EnvError, match=re.escape(f"MHA_FIGURE_CACHE={value!r} is not a folder")):
-            store.cache_folder()
+        monkeypatch.setenv(disk.CACHE_ENV, value)
+        with pytest.raises(switches.EnvError, match=re.escape(f"MHA_FIGURE_CACHE={value!r} is not a folder")):
+            disk.cache_folder()
 
 
 @pytest.mark.parametrize("value, build", [(None, True), ("true", True), ("false", False), ("0", False)])

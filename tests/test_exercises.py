@@ -23,8 +23,9 @@ import pytest
 from figures.publish import numbering
 from figures.text.constructs import VALUE
 from mha_ref import split_heads, merge_heads
-from mha_ref.example import expressiveness, scale, toy
-from mha_ref import quantities, roles
+from mha_ref.example import expressiveness, scale, toy, windowed
+from mha_ref import roles
+from figures.numbers import quantities
 
 attention_module = importlib.import_module("mha_ref.attention")  # the module, not the function of that name
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ EDIT = {"zh": "改代码：", "en": "Edit the code: "}
 
 
 def _content_pages() -> list[str]:
-    """Pages 1-7 in nav order: everything between the home page and the reference page."""
+    """Pages 1-8 in nav order: everything between the home page and the reference page."""
     nav = numbering.mkdocs_config()["nav"]
     stems = [p.removesuffix(".md") for p in nav]
     return stems[stems.index("index") + 1:stems.index("reference")]
@@ -71,7 +72,7 @@ def exercises(page: str, lang: str) -> list[tuple[str, str]]:
 
 def test_every_content_page_is_the_one_expected():
     assert PAGES == ["one-head-blends", "slicing-the-width", "heads-side-by-side", "what-trained-heads-do",
-                     "concatenate-then-mix", "what-it-costs", "the-code"]
+                     "concatenate-then-mix", "what-it-costs", "the-code", "attention-today"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -282,6 +283,95 @@ INDEPENDENT = {
 }
 
 
+# attention-today, #tiles and #latent: the position head's row for `it` in tiles, DeepSeek-V3's cache
+# (its published configuration typed from the sources in mha_ref/models.py: 61 layers, latent 512,
+# rotary key 64, head width 128, two bytes a number).
+_ROW = S[POS, IT]
+_L_ROW = float(np.exp(_ROW - _ROW.max()).sum())  # the row's denominator, whatever the tiles
+INDEPENDENT.update({
+    "today.tiles.m2": (_ROW[:4].max(), CLOSE),  # the largest score of the first two tiles of two
+    "today.tiles.rescale2": (math.exp(_ROW[:2].max() - _ROW[:4].max()), CLOSE),
+    "today.tiles.l3": (_L_ROW, CLOSE),
+    "ex.today.tiles.block3": (3, EXACT),
+    "ex.today.tiles.count3": (math.ceil(6 / 3), EXACT),
+    "ex.today.tiles.s_ate": (_ROW[ATE], CLOSE),
+    "ex.today.tiles.gap3": (_ROW[AND] - _ROW[ATE], CLOSE),
+    "ex.today.tiles.rescale3": (math.exp(_ROW[:3].max() - _ROW.max()), CLOSE),
+    "ex.today.tiles.l_block3": (_L_ROW, CLOSE),
+    "today.mla.v3_layers": (61, EXACT),
+    "today.mla.v3_d_c": (512, EXACT),
+    "today.mla.v3_d_rope": (64, EXACT),
+    "ex.today.mla.d_head": (128, EXACT),
+    "ex.today.mla.per_layer": (512 + 64, EXACT),
+    "ex.today.mla.groups": ((512 + 64) / (2 * 128), CLOSE),
+    "ex.today.mla.context": (2 ** 17, EXACT),
+    "today.mla.v3_bytes": ((512 + 64) * 61 * 2, EXACT),
+    "ex.today.mla.seq_gib": (2 ** 17 * (512 + 64) * 61 * 2 / 2 ** 30, CLOSE),
+    "store.bytes": (2, EXACT),
+})
+
+
+# attention-today, one dict per exercise (the page's other sections add theirs beside these) ---------
+def _rope_turning(base, d=128, context=8192):
+    """Pairs of a head d wide (Llama 3 8B's) whose wavelength 2 pi base^(2i/d) fits in the context,
+    counted one pair at a time."""
+    return sum(1 for i in range(d // 2) if 2 * math.pi * base ** (2 * i / d) <= context)
+
+
+def _window_mask(n, window):
+    """Query i may read keys i - window + 1 .. i: built here with loops, not mha_ref.windows."""
+    return np.array([[i - window < j <= i for j in range(n)] for i in range(n)])
+
+
+WIDER = _forward(mask=_window_mask(toy.N, 4))  # the window edit exercise: a window of 4 keys
+TODAY_ROPE_PAIRS = {
+    "llama3.d_k": (128, EXACT), "llama3.context": (8192, EXACT), "today.rope.pairs": (64, EXACT),
+    "today.rope.base_roformer": (10000, EXACT), "today.rope.base_llama3": (500000, EXACT),
+    "ex.today.rope.log_context": (math.log(8192 / (2 * math.pi)), CLOSE),
+    "ex.today.rope.log_roformer": (math.log(10000), CLOSE),
+    "ex.today.rope.log_llama3": (math.log(500000), CLOSE),
+    "ex.today.rope.last_roformer": (64 * math.log(8192 / (2 * math.pi)) / math.log(10000), CLOSE),
+    "ex.today.rope.last_llama3": (64 * math.log(8192 / (2 * math.pi)) / math.log(500000), CLOSE),
+    "ex.today.rope.turning_roformer": (_rope_turning(10000), EXACT),
+    "ex.today.rope.turning_llama3": (_rope_turning(500000), EXACT),
+    "ex.today.rope.slow_roformer": (64 - _rope_turning(10000), EXACT),
+    "ex.today.rope.slow_llama3": (64 - _rope_turning(500000), EXACT),
+}
+TODAY_WIDER_WINDOW = {
+    "ex.today.window.wider": (4, EXACT),
+    "ex.today.window.wider_syntax_ate": (WIDER[1][SYN, RAN, ATE], CLOSE),
+    "ex.today.window.wider_rare_ate": (WIDER[1][RARE, RAN, ATE], CLOSE),
+    "ex.today.window.wider_rare_ran": (WIDER[1][RARE, RAN, RAN], CLOSE),
+}
+INDEPENDENT.update(TODAY_ROPE_PAIRS)
+INDEPENDENT.update(TODAY_WIDER_WINDOW)
+
+
+def test_attention_today_rope_pairs_claims():
+    # the count is the whole numbers from 0 up to the bound: the bound's floor plus one
+    for base, last in ((10000, "last_roformer"), (500000, "last_llama3")):
+        assert _rope_turning(base) == math.floor(quantities.value(f"ex.today.rope.{last}")) + 1
+    assert _rope_turning(500000) < _rope_turning(10000)  # the larger base leaves more pairs turning less than once
+
+
+def test_edit_wider_window_gives_the_syntax_head_ate_back_and_splits_the_rare_head():
+    copy = edited("attention-today")
+    assert copy.WINDOW == 4
+    w = copy.trace().weights
+    np.testing.assert_allclose(w, WIDER[1], atol=1e-12)
+    assert np.flatnonzero(_window_mask(toy.N, 4)[RAN]).tolist() == [ATE, AND, IT, RAN]  # what `ran` reads
+    assert w[SYN, RAN].argmax() == ATE and abs(w[SYN, RAN, ATE] - CAUSAL[1][SYN, RAN, ATE]) < 0.005  # as causal
+    assert w[RARE, RAN, CAT] == 0 and set(np.argsort(w[RARE, RAN])[-2:]) == {ATE, RAN}  # split over the two
+    assert w[RARE, RAN, ATE] < 0.75 and w[RARE, RAN, RAN] > 0.25
+    rarity = toy.rarity()
+    assert abs(rarity[ATE] - rarity[RAN]) < 0.3 < min(rarity[ATE] - rarity[j] for j in (AND, IT))  # "about as rare"
+    # the sentences the answer calls false: before the edit `ran` reads and, it, ran only, and the syntax
+    # head splits between `and` and `it`
+    assert np.flatnonzero(_window_mask(toy.N, 3)[RAN]).tolist() == [AND, IT, RAN]
+    before = _forward(mask=_window_mask(toy.N, 3))[1]
+    assert set(np.argsort(before[SYN, RAN])[-2:]) == {AND, IT} and w[SYN, RAN, AND] < 0.01
+
+
 def _printed_names() -> set[str]:
     return {m["name"] for page in PAGES for lang in LANGS for m in VALUE.finditer(section(page, lang))}
 
@@ -364,6 +454,7 @@ EDITS = {  # page -> (module, the text replaced, its replacement, the code spans
                               "pytest tests/test_figure_claims.py -k block_diagonal"]),
     "what-it-costs": (expressiveness, "N_KEYS = 16", "N_KEYS = 32", ["N_KEYS = 16", "N_KEYS = 32"]),
     "the-code": (toy, _TRACE + "\n", _MASKED + "\n", [_TRACE, _MASKED]),
+    "attention-today": (windowed, "WINDOW = 3", "WINDOW = 4", ["WINDOW = 3", "WINDOW = 4"]),
 }
 
 
@@ -519,3 +610,23 @@ def test_the_code_claims():
 def test_a_ratio_that_is_not_whole_is_refused():
     with pytest.raises(ValueError, match="not a whole multiple"):
         quantities._whole(1600, 24)
+
+
+def test_attention_today_tiles_and_latent_claims():
+    # `and` has the row's largest score, in the second tile of two and of three
+    assert _ROW.argmax() == AND and 2 <= AND < 4 and 3 <= AND < 6
+    # tiles of three: the first tile's largest is `ate` (its term exactly one), the second rescales it
+    assert _ROW[:3].argmax() == ATE
+    # "mostly ate's": the other two terms of the first tile are far below it
+    assert np.exp(_ROW[[THE, CAT]] - _ROW[ATE]).sum() < 1e-3
+    # the denominator at the end is the same whatever the tiles, printed alike
+    from mha_ref.example import tiles
+    for block in range(1, toy.N + 1):
+        got = tiles.trace(block).l[-1, 0]
+        assert got == pytest.approx(_L_ROW, rel=1e-12) and format(got, ".3f") == format(_L_ROW, ".3f")
+    # with tiles of two, cat's term, one after the first tile, is left at the rescale factor
+    assert _ROW[:2].argmax() == CAT
+    # DeepSeek-V3's cache is worth a number of key/value heads that is not whole
+    groups = quantities.value("ex.today.mla.groups")
+    assert groups != int(groups)
+    assert quantities.value("ex.today.mla.seq_gib") * 2 ** 30 == 2 ** 17 * quantities.value("today.mla.v3_bytes")

@@ -16,7 +16,7 @@ import pytest
 from figures.engine import render as render_module
 from figures.engine.cache import ENV, FigureCache, from_env
 from figures.engine.render import Frame, frames, render, render_files, render_many
-from mha_ref import store
+from figures.keep import disk
 
 ROOT = Path(__file__).resolve().parents[1]
 # one frame each, except width-slices; flow-diagram alone reaches mha_ref.flow.flow_shapes
@@ -126,10 +126,10 @@ def test_prune_keeps_the_most_recently_used(tmp_path):
     paths = [cache.path(str(i), "en", None, "svg") for i in range(5)]
     for i, path in enumerate(paths):
         cache.put(path, b"x")
-        os.utime(store.sealed_path(path), (i, i))
+        os.utime(disk.sealed_path(path), (i, i))
     cache.get(paths[0])  # used now: the newest
     cache.prune(keep=2)
-    assert sorted(p for p in paths if store.sealed_path(p).exists()) == sorted([paths[0], paths[4]])
+    assert sorted(p for p in paths if disk.sealed_path(p).exists()) == sorted([paths[0], paths[4]])
 
 
 def test_prune_leaves_a_folder_linked_in_from_elsewhere_to_its_owner(tmp_path):
@@ -143,11 +143,11 @@ def test_prune_leaves_a_folder_linked_in_from_elsewhere_to_its_owner(tmp_path):
     paths = [cache.path(str(i), "en", None, "svg") for i in range(3)]
     for i, path in enumerate(paths):
         cache.put(path, b"x")
-        os.utime(store.sealed_path(path), (i + 1, i + 1))
+        os.utime(disk.sealed_path(path), (i + 1, i + 1))
     (tmp_path / "session" / "whole").symlink_to(shared, target_is_directory=True)
     cache = FigureCache(tmp_path / "session")
     cache.prune(keep=2)
-    assert (shared / "kept.svg").exists() and [store.sealed_path(p).exists() for p in paths] == [False, True, True]
+    assert (shared / "kept.svg").exists() and [disk.sealed_path(p).exists() for p in paths] == [False, True, True]
 
 
 def test_the_machines_shared_folders_keep_the_most_recent_files_and_any_a_session_may_be_using(tmp_path):
@@ -168,13 +168,13 @@ def test_prune_never_forgets_what_this_build_used(tmp_path):
     old = FigureCache(tmp_path)
     stale = old.path("stale", "en", None, "svg")
     old.put(stale, b"x")
-    os.utime(store.sealed_path(stale), (0, 0))
+    os.utime(disk.sealed_path(stale), (0, 0))
     cache = FigureCache(tmp_path)
     paths = [cache.path(str(i), "en", None, "svg") for i in range(5)]
     for path in paths:
         cache.put(path, b"x")
     cache.prune(keep=2)
-    assert all(store.sealed_path(p).exists() for p in paths) and not store.sealed_path(stale).exists()
+    assert all(disk.sealed_path(p).exists() for p in paths) and not disk.sealed_path(stale).exists()
 
 
 def test_a_frame_is_keyed_by_language_frame_and_format(tmp_path):
@@ -236,11 +236,11 @@ FORMATS = ("svg", "narrow.dark.svg", "png")  # the page's SVG, a variant and a d
 @pytest.fixture(autouse=True)
 def writable(monkeypatch):
     """No cache marked unwritable by an earlier test, nor by this one for a later test."""
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
 
 
 def _warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == store.log.name and r.levelno >= logging.WARNING]
+    return [r.getMessage() for r in caplog.records if r.name == disk.log.name and r.levelno >= logging.WARNING]
 
 
 def _truncated(path: Path) -> None:
@@ -262,7 +262,7 @@ def test_a_damaged_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path, cap
     cache = FigureCache(tmp_path)
     first = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
     (task,) = [r[:3] for r in first if r.fmt == fmt]
-    path = store.sealed_path(render_module._tasks(["en"], ["peak-dip"], FORMATS, cache)[1][FORMATS.index(fmt)])
+    path = disk.sealed_path(render_module._tasks(["en"], ["peak-dip"], FORMATS, cache)[1][FORMATS.index(fmt)])
     damage(path)
     again = list(render_files(["en"], ["peak-dip"], FORMATS, cache, jobs=1))
     assert [r.data for r in again] == [r.data for r in first]  # not the damaged bytes
@@ -276,15 +276,15 @@ def test_an_unreadable_entry_is_dropped_with_a_warning_and_drawn_again(tmp_path,
     cache = FigureCache(tmp_path)
     (first,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
     (path,) = render_module._tasks(["en"], ["peak-dip"], ("svg",), cache)[1]
-    path = store.sealed_path(path)
-    read_file = store.read_file
+    path = disk.sealed_path(path)
+    read_file = disk.read_file
 
     def refused(p):
         if p == path:
             raise PermissionError(13, "Permission denied", str(p))
         return read_file(p)
 
-    monkeypatch.setattr(store, "read_file", refused)
+    monkeypatch.setattr(disk, "read_file", refused)
     (again,) = render_files(["en"], ["peak-dip"], ("svg",), cache, jobs=1)
     assert again.drawn and again.data == first.data
     assert _warnings(caplog) == [f"figure cache: {path}, figure 'peak-dip' (en, its one frame, svg), cannot be read "
@@ -312,7 +312,7 @@ def test_a_cache_that_cannot_be_written_is_turned_off_with_one_warning(tmp_path,
     drawn = []
     real_task = render_module._render_task
     monkeypatch.setattr(render_module, "_render_task", lambda task: drawn.append(task) or real_task(task))
-    monkeypatch.setattr(store, "write_atomic", refuse)
+    monkeypatch.setattr(disk, "write_atomic", refuse)
     cache = FigureCache(tmp_path)
     # as gen_figures.py does: fill the cache, then read it; fill_cache stops at the first write
     # that fails, rather than drawing every frame for nothing
@@ -338,23 +338,23 @@ def test_a_read_only_cache_is_still_read(tmp_path, caplog, monkeypatch):
     cache = FigureCache(tmp_path)
     first = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
     monkeypatch.setattr(os, "utime", lambda *a, **k: _read_only())  # a read-only file system: no time updated
-    monkeypatch.setattr(store, "write_atomic", _read_only)
+    monkeypatch.setattr(disk, "write_atomic", _read_only)
     again = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
     assert not any(r.drawn for r in again) and [r.data for r in again] == [r.data for r in first]
     assert _warnings(caplog) == [f"cache folder {tmp_path} cannot be written (Permission denied): nothing more is "
                                  "kept there in this build; what it holds is still read"]
     cache.prune(keep=0)  # not even tried
-    assert len(list(tmp_path.glob("*/*.svg" + store.SEALED))) == len(first)
+    assert len(list(tmp_path.glob("*/*.svg" + disk.SEALED))) == len(first)
 
 
 def test_the_processes_a_build_starts_know_the_cache_cannot_be_written(tmp_path, caplog, monkeypatch):
-    monkeypatch.setattr(store, "write_atomic", _no_space)
+    monkeypatch.setattr(disk, "write_atomic", _no_space)
     FigureCache(tmp_path).put(tmp_path / "ab" / "x.svg", b"<svg/>")
-    child = subprocess.run([sys.executable, "-c", "from mha_ref import store; print(store.cache_writable("
+    child = subprocess.run([sys.executable, "-c", "from figures.keep import disk; print(disk.cache_writable("
                             f"{str(tmp_path / 'trained')!r}))"], cwd=ROOT, capture_output=True, text=True)
     assert child.stdout.strip() == "False"  # so a worker neither tries nor warns again
-    store.cache_writable_again()  # the next build (a serve rebuild) tries again
-    assert store.cache_writable(tmp_path)
+    disk.cache_writable_again()  # the next build (a serve rebuild) tries again
+    assert disk.cache_writable(tmp_path)
 
 
 def _memo(cache: FigureCache, sources) -> Path:
@@ -375,11 +375,11 @@ def test_a_damaged_index_of_digests_is_worked_out_again_with_a_warning(tmp_path,
         cache.put(memo, b"[1, 2]")
     else:
         memo.parent.mkdir(parents=True)
-        store.sealed_path(memo).write_bytes(content)
+        disk.sealed_path(memo).write_bytes(content)
     modules = ["figures.gallery.peak_dip"]
     assert cache.digests(modules, sources) == [sources.digest("figures.gallery.peak_dip")]
     then = "working the digests out again"
-    assert _warnings(caplog) == [f"figure cache: {store.sealed_path(memo)}, the index of figure digests, {problem}: "
+    assert _warnings(caplog) == [f"figure cache: {disk.sealed_path(memo)}, the index of figure digests, {problem}: "
                                  f"dropped, {then}"]
     assert json.loads(cache.get(memo)) == {"figures.gallery.peak_dip": sources.digest("figures.gallery.peak_dip")}
 
@@ -444,19 +444,43 @@ def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, mo
     monkeypatch.setattr(Sources, "stamp", lambda self: real_stamp(self) + ("+edit" if edited else ""))
     monkeypatch.setattr(render_module, "_render_task", lambda task: edited.append(task) or real_task(task))
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert len(edited) == len(paths) > 1 and not any(store.sealed_path(p).exists() for p in paths)
+    assert len(edited) == len(paths) > 1 and not any(disk.sealed_path(p).exists() for p in paths)
     assert _warnings(caplog) == [f"figure cache: the code changed while {len(paths)} files were drawn; they are "
                                  "not kept (the next build draws them again)"]
     edited.clear()
     monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert all(store.sealed_path(p).exists() for p in paths)
+    assert all(disk.sealed_path(p).exists() for p in paths)
 
 
 def test_a_cache_that_holds_every_frame_is_filled_by_drawing_nothing(tmp_path):
     cache = FigureCache(tmp_path)
     assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 1
     assert render_module.fill_cache(cache, ["en"], ["peak-dip"], ("svg",), jobs=1) == 0
+
+
+def test_registering_a_figure_leaves_every_other_figures_digest_alone(tmp_path):
+    """A new id in the ordered list (figures/gallery/__init__.py) redraws that figure only: the list
+    is read by the registry, which every frame's harness imports, yet nothing drawn depends on it."""
+    import shutil
+
+    from figures.engine.registry import module_name
+    from figures.engine.sources import Sources
+    from figures.gallery import ORDER
+
+    for package in ("figures", "mha_ref"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "*.md"))
+    before = {f: Sources(tmp_path).digest(module_name(f)) for f in ORDER}
+    _edit(tmp_path / "figures/gallery/__init__.py", f'    "{ORDER[0]}",\n', f'    "{ORDER[0]}",\n    "a-new-one",\n')
+    (tmp_path / "figures/gallery/a_new_one.py").write_text(
+        (tmp_path / "figures/gallery" / f"{ORDER[0].replace('-', '_')}.py").read_text(encoding="utf-8"), encoding="utf-8")
+    after = Sources(tmp_path)
+    assert {f: after.digest(module_name(f)) for f in ORDER} == before
+    # the harness still counts: an edit to what turns a figure into bytes redraws every figure
+    with open(tmp_path / "figures/engine/save.py", "a", encoding="utf-8") as f:
+        f.write("\n_ = None\n")
+    edited = Sources(tmp_path)
+    assert [f for f in ORDER if edited.digest(module_name(f)) == before[f]] == []
 
 
 # progress lines (figures/engine/progress.py) ------------------------------------------------------

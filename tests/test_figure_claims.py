@@ -233,7 +233,7 @@ def test_syntax_head_jumps(lang):
 def test_lines_heads_are_sure_of_their_picks():
     """what-trained-heads-do: every query's top weight in the three coloured heads is at least
     heads.top_min, and that is the smallest such weight."""
-    from mha_ref import quantities
+    from figures.numbers import quantities
     tops = np.stack([toy.trace().weights[toy.head_index(h)].max(axis=-1) for h in ("position", "syntax", "rare")])
     assert quantities.value("heads.top_min") == tops.min()
 
@@ -601,7 +601,7 @@ def test_pruning_numbers_equal_facts(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_one_head_is_point_nine_bleu_behind_the_best(lang):
     """the published source (mha_ref/models.py), Vaswani et al. Table 3 (A), h = 1, 4, 8, 16, 32: what heads-vs-bleu plots."""
-    from mha_ref import quantities
+    from figures.numbers import quantities
     bleu, ppl = (ax.lines[0].get_ydata() for ax in _axes("heads-vs-bleu", None, lang))
     assert list(bleu) == [24.9, 25.5, 25.8, 25.8, 25.4]
     assert list(ppl) == [5.29, 5.00, 4.92, 4.91, 5.01]
@@ -875,14 +875,15 @@ def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
     """The table under seed-roles names each pass (a head on one relation in one direction) with the
     hits it could lose and still pass, and marks those within NEAR_SE standard errors of the bar."""
     import re
-    from mha_ref import quantities
-    from mha_ref.tiny import lm_findings, lm_heads, voita
+    from figures.numbers import quantities
+    from figures.keep import tiny_lm
+    from mha_ref.tiny import lm_findings, voita
     from figures.gallery import seed_roles
     head, rows = seed_roles.data(lang)
     column = head.index("句法检验的富余" if lang == "zh" else "syntactic passes, margin")
     number = r"富余 (\d+) 条弧" if lang == "zh" else r"(\d+) arcs to spare"
     shown = {(r[0], r[2]): [int(n) for n in re.findall(number, r[column])] for r in rows}
-    for s in lm_heads.all_seeds():
+    for s in tiny_lm.all_seeds():
         for v in s.heads:
             scores = [v.measures.relation_hits[k] for k in v.syntactic]
             assert shown[(str(s.seed), v.name)] == [lm_findings.spare_arcs(a) for a in scores]
@@ -900,7 +901,8 @@ def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
     the caption names: the best previous- and next-word heads (whose dark cells run just under and
     just over the diagonal), a relation head passing in every seed that has a syntactic head, and the
     best repeat head, its arcs outlined where the caption says."""
-    from mha_ref import quantities
+    from figures.numbers import quantities
+    from figures.keep import tiny_lm
     from mha_ref.tiny import language, lm, lm_heads, lm_train
     from figures.gallery import trained_maps as tm
     s = tm.sentence()
@@ -911,8 +913,8 @@ def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
     for seed in lm_train.SEEDS:
         fig = tm.draw("en", seed)
         plt.close(fig)
-        heads = lm_heads.seed_heads(seed)
-        maps = lm.attention_maps(lm_train.trained(seed).model, s)
+        heads = tiny_lm.seed_heads(seed)
+        maps = lm.attention_maps(tiny_lm.trained(seed).model, s)
         for ax, (kind, title, v, outlined) in zip(fig.axes, tm.panels(seed, "en")):
             drawn = ax.images[0].get_array()
             assert np.array_equal(drawn, maps[v.measures.layer, v.measures.head][np.ix_(keep, keep)].astype(float))

@@ -14,7 +14,7 @@ from figures.engine import registry
 from figures.engine.registry import FigureError
 from figures.publish import bundles
 from figures.site import figure_block
-from mha_ref import store
+from figures.keep import disk
 
 LIMIT = 0.25
 HANGS = "x = 0\nwhile True:\n    x += 1\n"  # a figure module whose import never ends (lines 2-3 loop)
@@ -74,7 +74,7 @@ def test_an_import_that_never_ends_is_stopped_and_named_with_its_line(short_limi
 
 def _table_not_kept(monkeypatch) -> None:
     """A figure's data() patched in this process: its sources, which name its kept table, did not change."""
-    monkeypatch.setenv(store.CACHE_ENV, "0")
+    monkeypatch.setenv(disk.CACHE_ENV, "0")
 
 
 def test_a_data_table_that_never_ends_is_stopped_and_named(short_limit, monkeypatch):

@@ -140,7 +140,7 @@ def test_the_kept_cards_follow_the_code_that_makes_them(tmp_path):
     """The cache's name covers the code the cards reach (first_sentence in figures/text/ included),
     not only this module's file: an edit there makes the cards again, a comment does not."""
     import shutil
-    from mha_ref.store import ROOT as root
+    from figures.keep.disk import ROOT as root
     for package in ("figures", "mha_ref"):
         shutil.copytree(root / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     key = flashcards.cache_key(SMALL, "en", SITE, root=tmp_path)

@@ -5,13 +5,13 @@ whole, or not at all."""
 import pytest
 
 from frame_checks import Checked, Kept
-from mha_ref import store
+from figures.keep import disk
 
 
 def _cached(path, data: bytes):
-    """A file as the figure cache keeps it (store.keep): the bytes, sealed for its key."""
+    """A file as the figure cache keeps it (disk.keep): the bytes, sealed for its key."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    store.sealed_path(path).write_bytes(store.seal(data, path))
+    disk.sealed_path(path).write_bytes(disk.seal(data, path))
 
 
 @pytest.fixture
@@ -34,12 +34,12 @@ def test_a_later_session_takes_the_findings_and_the_files_back(frame):
     taken = kept.take(now)
     assert taken[1:] == checked[1:]  # the same findings, the sizes as tuples again, exactly
     assert dict(taken.files) == {"svg": b"<svg>svg</svg>", "narrow.svg": b"<svg>narrow.svg</svg>"}
-    assert all(store.sealed_path(path).exists() for path in now.values())
+    assert all(disk.sealed_path(path).exists() for path in now.values())
 
 
 def test_a_kept_file_damaged_since_is_not_taken(frame):
     kept, _, now = frame
-    damaged = kept.folder / "files" / store.sealed_path(now["svg"]).name
+    damaged = kept.folder / "files" / disk.sealed_path(now["svg"]).name
     damaged.write_bytes(damaged.read_bytes()[:-1])
     assert kept.take(now) is None  # the frame is drawn again
 
@@ -55,8 +55,8 @@ def test_other_checks_take_nothing(frame, tmp_path):
 def test_a_copy_taken_is_a_file_of_its_own(frame):
     kept, _, now = frame
     kept.take(now)
-    store.sealed_path(now["svg"]).write_bytes(b"damaged in this session on purpose")
-    assert (kept.folder / "files" / store.sealed_path(now["svg"]).name).read_bytes().startswith(b"<svg>svg</svg>")
+    disk.sealed_path(now["svg"]).write_bytes(b"damaged in this session on purpose")
+    assert (kept.folder / "files" / disk.sealed_path(now["svg"]).name).read_bytes().startswith(b"<svg>svg</svg>")
 
 
 def test_pruning_keeps_the_newest(frame):

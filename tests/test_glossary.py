@@ -22,10 +22,11 @@ from built_pages import parsed
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 LANGS = ("zh", "en")
-# the front page and pages 1-7: every page that teaches (reference, glossary, gallery and
+# the front page and pages 1-8: every page that teaches (reference, glossary, gallery and
 # references only gather what these pages teach)
 CONTENT = ["index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
-           "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md"]
+           "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
+           "attention-today.md"]
 
 # Other ways the pages write a term (regular expressions, one list per language).
 ALIASES = {
@@ -43,6 +44,7 @@ ALIASES = {
     "pruning": {"zh": ["剪掉"], "en": [r"prun(?:e|es|ed)"]},
     "mask": {"en": [r"mask(?:ed|ing)"]},
     "kv-cache": {"en": [r"key/value\s+caches?", r"KV\s+caches?"]},
+    "rope": {"zh": ["旋转位置编码", "RoPE"], "en": [r"rotary\s+position\s+embeddings?", "RoPE"]},
 }
 # A name that is also an everyday word: the senses that are not the term. In Chinese, 头 ends
 # 开头, 回头, 两头, 从头 and 大头 (the larger share) and 箭头; 值 is part of 数值, 取值, 均值,
@@ -103,7 +105,7 @@ def test_a_symbol_reads_as_text_in_the_table_of_contents(site):
 def test_the_glossary_is_in_the_nav_after_the_reference_page():
     nav = re.findall(r"^  - (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
     assert nav[nav.index("reference.md") + 1] == "glossary.md"
-    assert nav[:len(CONTENT)] == CONTENT  # the pages numbered 1 to 7 keep their numbers
+    assert nav[:len(CONTENT)] == CONTENT  # the pages numbered 1 to 8 keep their numbers
 
 
 # what a page uses, and where it links ---------------------------------------------------------

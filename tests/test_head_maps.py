@@ -10,7 +10,7 @@ from matplotlib.text import Annotation
 from scipy.spatial import ConvexHull
 
 from mha_ref.example import expressiveness as ex
-from mha_ref import quantities
+from figures.numbers import quantities
 from mha_ref.example import toy
 
 LANGS = ("zh", "en")

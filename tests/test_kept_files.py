@@ -1,4 +1,4 @@
-"""Every file the figure cache keeps is checked when read, by one mechanism (mha_ref.store: keep, kept,
+"""Every file the figure cache keeps is checked when read, by one mechanism (figures.keep.disk: keep, kept,
 kept_or_made): a file damaged, another key's file in its place, or a link in place of a file is
 dropped with one warning naming it and made again, and nothing is read, or linked into a site, from
 outside the cache; a cache folder that is a file, or cannot be written, is one warning line; a file
@@ -13,17 +13,17 @@ import pytest
 
 from figures.engine.cache import WHOLE, FigureCache
 from figures.engine.render import frames, render_files
-from mha_ref import store
+from figures.keep import disk
 
 
 @pytest.fixture(autouse=True)
 def writable(monkeypatch):
     """No cache marked unwritable by an earlier test, nor by this one for a later test."""
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
 
 
 def _warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == store.log.name and r.levelno >= logging.WARNING]
+    return [r.getMessage() for r in caplog.records if r.name == disk.log.name and r.levelno >= logging.WARNING]
 
 
 class Kind:
@@ -36,11 +36,11 @@ class Kind:
         def make():
             self.made.append(key)
             return {"key": key}
-        return store.kept_or_made(self.folder / f"{key}.json", json.loads, make, lambda v: json.dumps(v).encode(),
+        return disk.kept_or_made(self.folder / f"{key}.json", json.loads, make, lambda v: json.dumps(v).encode(),
                                   "a tiny result")
 
     def file(self, key: str):
-        return store.sealed_path(self.folder / f"{key}.json")
+        return disk.sealed_path(self.folder / f"{key}.json")
 
 
 def _swap(a, b) -> None:
@@ -76,7 +76,7 @@ def test_a_link_in_place_of_a_kept_file_is_never_read_through(tmp_path, caplog):
     kind = Kind(tmp_path / "cache")
     kind.get("a")
     outside = tmp_path / "outside.json"
-    outside.write_bytes(store.seal(b'{"key": "planted"}', kind.folder / "a.json"))  # sealed right for the key
+    outside.write_bytes(disk.seal(b'{"key": "planted"}', kind.folder / "a.json"))  # sealed right for the key
     kind.file("a").unlink()
     kind.file("a").symlink_to(outside)
     assert kind.get("a") == {"key": "a"} and kind.made == ["a", "a"]
@@ -90,16 +90,16 @@ def test_two_frames_svgs_swapped_are_drawn_again(tmp_path, caplog):
     first = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
     paths = [cache.path(cache.digests(["figures.gallery.width_slices"])[0], "en", f.slug, "svg")
              for f in frames("width-slices")[:2]]
-    _swap(*(store.sealed_path(p) for p in paths))
+    _swap(*(disk.sealed_path(p) for p in paths))
     again = list(render_files(["en"], ["width-slices"], ("svg",), cache, jobs=1))
     assert [r.data for r in again] == [r.data for r in first]  # each frame its own, not the other's
     assert [r.drawn for r in again] == [True, True] + [False] * (len(first) - 2)
-    assert [w.split(",")[0] for w in _warnings(caplog)] == [f"figure cache: {store.sealed_path(p)}" for p in paths]
+    assert [w.split(",")[0] for w in _warnings(caplog)] == [f"figure cache: {disk.sealed_path(p)}" for p in paths]
 
 
 def test_two_pages_expansions_swapped_are_expanded_again(tmp_path, monkeypatch, caplog):
     from figures.publish import expansions
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(expansions, "code", lambda figures=(): "code")
     made = []
 
@@ -107,7 +107,7 @@ def test_two_pages_expansions_swapped_are_expanded_again(tmp_path, monkeypatch, 
         return expansions.kept(expansions.PAGES, (text,), lambda: made.append(text) or f"<p>{text}</p>", "a page")
 
     assert [page("one"), page("two")] == ["<p>one</p>", "<p>two</p>"]
-    files = sorted((tmp_path / expansions.PAGES).glob("*" + store.SEALED))
+    files = sorted((tmp_path / expansions.PAGES).glob("*" + disk.SEALED))
     _swap(*files)
     assert [page("one"), page("two")] == ["<p>one</p>", "<p>two</p>"] and made == ["one", "two", "one", "two"]
     assert len(_warnings(caplog)) == 2 and all("holds a file kept under another name" in w for w in _warnings(caplog))
@@ -115,9 +115,9 @@ def test_two_pages_expansions_swapped_are_expanded_again(tmp_path, monkeypatch, 
 
 def test_the_self_checks_vectors_truncated_are_made_again(tmp_path, monkeypatch, caplog):
     from figures.publish import selfcheck_files
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     cold = selfcheck_files.files()
-    (kept,) = (tmp_path / "selfcheck").glob("*" + store.SEALED)
+    (kept,) = (tmp_path / "selfcheck").glob("*" + disk.SEALED)
     kept.write_bytes(kept.read_bytes()[:1000])
     assert selfcheck_files.files() == cold
     assert _warnings(caplog) == [f"figure cache: {kept}, the self-check's test vectors, is damaged (its bytes do not "
@@ -126,10 +126,10 @@ def test_the_self_checks_vectors_truncated_are_made_again(tmp_path, monkeypatch,
 
 def test_the_glossary_cards_truncated_are_made_again(tmp_path, monkeypatch, caplog):
     from figures.publish import flashcards
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    docs = store.ROOT / "docs"
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    docs = disk.ROOT / "docs"
     cold = flashcards.files(docs, "en", "https://example.org/")
-    for kept in (tmp_path / "flashcards").glob("*" + store.SEALED):
+    for kept in (tmp_path / "flashcards").glob("*" + disk.SEALED):
         kept.write_bytes(kept.read_bytes()[:-1])
     assert flashcards.files(docs, "en", "https://example.org/") == cold
     assert len(_warnings(caplog)) == 2 and all("is damaged" in w for w in _warnings(caplog))
@@ -161,7 +161,7 @@ def test_a_file_kept_whole_is_readable_by_all_even_if_kept_before_as_0600(tmp_pa
 def test_an_atomic_write_is_readable_by_all_whatever_the_umask(tmp_path):
     old = os.umask(0o077)
     try:
-        store.write_atomic(tmp_path / "a" / "b.bin", b"x")
+        disk.write_atomic(tmp_path / "a" / "b.bin", b"x")
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "a" / "b.bin").stat().st_mode) == 0o644
@@ -174,9 +174,9 @@ def test_a_cache_folder_that_is_a_file_is_one_warning_and_no_cache(tmp_path, mon
     (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / file).write_text("not a folder")
     folder = tmp_path / ".cache" / "figures"
-    monkeypatch.delenv(store.CACHE_ENV, raising=False)  # the default folder: MHA_FIGURE_CACHE naming a file is refused
-    monkeypatch.setattr(store, "DEFAULT_CACHE", folder)
-    assert store.cache_folder() is None and store.cache_folder("trained-lm") is None
+    monkeypatch.delenv(disk.CACHE_ENV, raising=False)  # the default folder: MHA_FIGURE_CACHE naming a file is refused
+    monkeypatch.setattr(disk, "DEFAULT_CACHE", folder)
+    assert disk.cache_folder() is None and disk.cache_folder("trained-lm") is None
     kind = Kind(folder / "tiny")  # as a kind made before the cache was found wanting
     assert kind.get("a") == {"key": "a"}
     assert _warnings(caplog) == [f"cache folder {folder} cannot be used ({tmp_path / file} is a file, not a folder): "
@@ -184,11 +184,11 @@ def test_a_cache_folder_that_is_a_file_is_one_warning_and_no_cache(tmp_path, mon
 
 
 def test_a_cache_folder_that_cannot_be_written_is_one_warning_and_still_read(tmp_path, monkeypatch, caplog):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     kind = Kind(tmp_path / "tiny")
     kind.get("a")
     monkeypatch.setattr(os, "access", lambda path, mode: False)  # as for a user who may not write there
-    assert store.cache_folder("tiny") == tmp_path / "tiny" and store.cache_folder() == tmp_path
+    assert disk.cache_folder("tiny") == tmp_path / "tiny" and disk.cache_folder() == tmp_path
     assert [kind.get(k) for k in "ab"] == [{"key": "a"}, {"key": "b"}] and kind.made == ["a", "b"]  # a read
     assert not kind.file("b").exists()
     assert _warnings(caplog) == [f"cache folder {tmp_path} cannot be written (Permission denied): nothing more is "

@@ -1,6 +1,6 @@
 """The masked language model (mha_ref.tiny.lm), its training (lm_train) and its language (language).
 
-Every backward step of lm.py is checked against central finite differences in float64, as
+Every backward step of lm.py (lm_backward.py) is checked against central finite differences in float64, as
 test_backward.py checks the attention's: layer norm, the MLP, the embeddings, the cross-entropy, the
 gated attention (gates included), a whole block, and the whole model on a tiny configuration. A
 wrong factor (a missing 1 / n in the layer norm's mean, say) is far outside RTOL.
@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from mha_ref.tiny import arithmetic, language, lm, lm_train
-from mha_ref import store
+from mha_ref.tiny import arithmetic, language, lm, lm_backward, lm_train
+from figures.keep import disk, tiny_lm
 from test_backward import ATOL, RTOL, numeric_grad
 
 TINY = lm.Config(d_model=8, h=4, layers=2, d_ff=12, dtype="float64")  # d_k = 2; 2 layers x 4 heads, as the real model
@@ -57,7 +57,7 @@ def test_layer_norm_backward():
     def loss():
         return float(np.sum(lm.layer_norm(x, norm)[0] * d_y))
 
-    d_norm, d_x = lm.layer_norm_backward(norm, lm.layer_norm(x, norm)[1], d_y)
+    d_norm, d_x = lm_backward.layer_norm_backward(norm, lm.layer_norm(x, norm)[1], d_y)
     assert_matches(d_norm.gain, loss, norm.gain, "gain")
     assert_matches(d_norm.bias, loss, norm.bias, "bias")
     assert_matches(d_x, loss, x, "x")
@@ -72,7 +72,7 @@ def test_mlp_backward():
     def loss():
         return float(np.sum(lm.mlp(x, p)[0] * d_out))
 
-    d_p, d_x = lm.mlp_backward(x, p, lm.mlp(x, p)[1], d_out)
+    d_p, d_x = lm_backward.mlp_backward(x, p, lm.mlp(x, p)[1], d_out)
     assert (lm.mlp(x, p)[1].u < 0).any() and (lm.mlp(x, p)[1].u > 0).any()  # ReLU cuts some, passes some
     for name in lm.MLP._fields:
         assert_matches(getattr(d_p, name), loss, getattr(p, name), name)
@@ -87,7 +87,7 @@ def test_embed_backward_adds_up_repeated_tokens():
     def loss():
         return float(np.sum((m.embed[tokens] + m.position[: tokens.shape[1]]) * d_x))
 
-    d_embed, d_position = lm.embed_backward(m, tokens, d_x)
+    d_embed, d_position = lm_backward.embed_backward(m, tokens, d_x)
     assert_matches(d_embed, loss, m.embed, "embed", [(t, j) for t in (5, 6, 7, 8) for j in range(TINY.d_model)])
     assert_matches(d_position, loss, m.position, "position")
     np.testing.assert_allclose(d_embed[5], d_x[0, 0] + d_x[0, 2] + d_x[1, 1])  # three times token 5
@@ -123,7 +123,7 @@ def test_gated_attention_backward_gates_included():
         return float(np.sum(lm.gated_attention(a, p, TINY.h, keys, gates)[0] * d_out))
 
     t = lm.gated_attention(a, p, TINY.h, keys, gates)[1]
-    d_p, d_gates, d_a = lm.gated_attention_backward(a, p, TINY.h, t, gates, d_out)
+    d_p, d_gates, d_a = lm_backward.gated_attention_backward(a, p, TINY.h, t, gates, d_out)
     for name, w, g in zip(p._fields, p, d_p):
         assert_matches(g, loss, w, name)
     assert_matches(d_gates, loss, gates, "gates")
@@ -138,7 +138,7 @@ def test_block_backward():
     def loss():
         return float(np.sum(lm.block(x, layer, TINY.h, keys, gates)[0] * d_out))
 
-    d_layer, d_gates, d_x = lm.block_backward(layer, TINY.h, lm.block(x, layer, TINY.h, keys, gates)[1], gates, d_out)
+    d_layer, d_gates, d_x = lm_backward.block_backward(layer, TINY.h, lm.block(x, layer, TINY.h, keys, gates)[1], gates, d_out)
     for w, g in zip(lm.arrays(layer), lm.arrays(d_layer), strict=True):
         assert_matches(g, loss, w, "a weight of the block")
     assert_matches(d_gates, loss, gates, "gates")
@@ -148,10 +148,10 @@ def test_block_backward():
 def test_whole_model_gradient_and_gate_gradient():
     m, b = tiny_model(7), tiny_batch(1)
     gates = np.random.default_rng(7).uniform(0.5, 1.5, (TINY.layers, TINY.h))
-    _, grads, d_gates = lm.loss_and_grads(m, b, gates)
+    _, grads, d_gates = lm_backward.loss_and_grads(m, b, gates)
 
     def loss():
-        return lm.loss_and_grads(m, b, gates)[0]
+        return lm_backward.loss_and_grads(m, b, gates)[0]
 
     names = list(lm.named_arrays(m))
     assert list(lm.named_arrays(grads)) == names  # the gradients have the model's shape of tree
@@ -294,21 +294,21 @@ def test_learning_rate_warms_up_then_falls_to_a_tenth():
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
-    lm_train._trained.cache_clear()
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
+    tiny_lm._trained.cache_clear()
     yield tmp_path / "trained-lm"
-    lm_train._trained.cache_clear()
+    tiny_lm._trained.cache_clear()
 
 
 def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkeypatch):
-    t = lm_train.trained(1, SMALL)
-    path = store.sealed_path(cache / f"{lm_train.code_digest(SMALL, 1)}.npz")
-    assert path.is_file() and lm_train.code_digest(SMALL, 1) != lm_train.code_digest(SMALL, 0)
-    lm_train._trained.cache_clear()
+    t = tiny_lm.trained(1, SMALL)
+    path = disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, 1)}.npz")
+    assert path.is_file() and tiny_lm.weights_digest(SMALL, 1) != tiny_lm.weights_digest(SMALL, 0)
+    tiny_lm._trained.cache_clear()
     monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)  # training would call the stub in this process
     monkeypatch.setattr(lm_train, "train", lambda *a: pytest.fail("trained again"))
-    loaded = lm_train.trained(1, SMALL)
+    loaded = tiny_lm.trained(1, SMALL)
     assert loaded is not t and loaded.seed == 1
     for a, b in zip(lm.arrays(t.model), lm.arrays(loaded.model), strict=True):
         np.testing.assert_array_equal(a, b)
@@ -316,54 +316,53 @@ def test_trained_keeps_the_weights_and_loads_them_without_training(cache, monkey
 
 
 def test_damaged_weights_are_dropped_and_trained_again(cache, caplog):
-    t = lm_train.trained(0, SMALL)
-    path = store.sealed_path(cache / f"{lm_train.code_digest(SMALL, 0)}.npz")
+    t = tiny_lm.trained(0, SMALL)
+    path = disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, 0)}.npz")
     path.write_bytes(path.read_bytes()[:500])  # truncated
-    lm_train._trained.cache_clear()
-    again = lm_train.trained(0, SMALL)
+    tiny_lm._trained.cache_clear()
+    again = tiny_lm.trained(0, SMALL)
     np.testing.assert_array_equal(again.model.embed, t.model.embed)
-    assert [r.getMessage() for r in caplog.records if r.name == store.log.name] == [
+    assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {path}, trained weights, is damaged (its bytes do not match the digest kept with them): "
         "dropped, making it again"]
 
 
 def test_two_seeds_weights_swapped_are_dropped_and_trained_again(cache, caplog):
-    trained = [lm_train.trained(seed, SMALL) for seed in (0, 1)]
-    paths = [store.sealed_path(cache / f"{lm_train.code_digest(SMALL, seed)}.npz") for seed in (0, 1)]
+    trained = [tiny_lm.trained(seed, SMALL) for seed in (0, 1)]
+    paths = [disk.sealed_path(cache / f"{tiny_lm.weights_digest(SMALL, seed)}.npz") for seed in (0, 1)]
     data = [p.read_bytes() for p in paths]
     paths[0].write_bytes(data[1])  # each a whole, valid file of weights, but the other seed's
     paths[1].write_bytes(data[0])
-    lm_train._trained.cache_clear()
+    tiny_lm._trained.cache_clear()
     for seed, t in zip((0, 1), trained):
-        np.testing.assert_array_equal(lm_train.trained(seed, SMALL).model.embed, t.model.embed)
-    assert [r.getMessage() for r in caplog.records if r.name == store.log.name] == [
+        np.testing.assert_array_equal(tiny_lm.trained(seed, SMALL).model.embed, t.model.embed)
+    assert [r.getMessage() for r in caplog.records if r.name == disk.log.name] == [
         f"figure cache: {p}, trained weights, holds a file kept under another name (moved or swapped): "
         "dropped, making it again" for p in paths]
     for p in paths:  # trained again, and kept under the right name
-        store.unseal(p.read_bytes(), p.with_suffix(""))
+        disk.unseal(p.read_bytes(), p.with_suffix(""))
 
 
 def test_prepare_trains_and_measures_every_seed_unless_the_cache_cannot_be_written(monkeypatch, tmp_path):
-    from mha_ref.tiny import lm_heads
     calls = []
-    monkeypatch.setattr(lm_heads, "seed_heads", lambda seed: calls.append(seed))
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, str(tmp_path))
-    lm_heads.prepare()
+    monkeypatch.setattr(tiny_lm, "seed_heads", lambda seed: calls.append(seed))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, str(tmp_path))
+    tiny_lm.prepare()
     assert calls == []  # kept nowhere: each frame does the work itself
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
-    lm_heads.prepare()
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
+    tiny_lm.prepare()
     # the seeds side by side, each measured once, through every head (which trains it)
     assert sorted(calls) == sorted(lm_train.SEEDS)
     assert len(lm_train.SEEDS) >= 5
     calls.clear()
-    monkeypatch.setenv(store.CACHE_ENV, "0")  # kept in memory, where figures.engine.render runs it
-    lm_heads.prepare()
+    monkeypatch.setenv(disk.CACHE_ENV, "0")  # kept in memory, where figures.engine.render runs it
+    tiny_lm.prepare()
     assert sorted(calls) == sorted(lm_train.SEEDS)
 
 
 def test_the_digest_changes_with_the_configuration_and_seed():
-    digests = {lm_train.code_digest(c, s) for c, s in ((SMALL, 0), (SMALL, 1), (SMALL._replace(steps=7), 0),
+    digests = {tiny_lm.weights_digest(c, s) for c, s in ((SMALL, 0), (SMALL, 1), (SMALL._replace(steps=7), 0),
                                                       (SMALL._replace(model=TINY._replace(d_ff=16)), 0))}
     assert len(digests) == 4
 
@@ -373,7 +372,7 @@ def test_the_digest_changes_with_the_configuration_and_seed():
 DIGESTS_AFTER_EDITS = f"""
 import json, sys
 from pathlib import Path
-from mha_ref.tiny import lm_train
+from figures.keep import tiny_lm
 from mha_ref.tiny.lm import Config
 from mha_ref.tiny.lm_train import LMTrainConfig
 digests = []
@@ -382,14 +381,14 @@ for file, old, new in json.loads(sys.argv[1]):
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, (file, old)
     path.write_text(text.replace(old, new), encoding="utf-8")
-    lm_train.code_digest.cache_clear()
-    digests.append(lm_train.code_digest({SMALL!r}, 0))
+    tiny_lm.weights_digest.cache_clear()
+    digests.append(tiny_lm.weights_digest({SMALL!r}, 0))
     path.write_text(text, encoding="utf-8")
 print(json.dumps(digests))
 """
 
 EDITS = [  # (file, old, new, whether the digest must change)
-    ("mha_ref/tiny/lm.py", "return d_z * (u > 0)", "return d_z * (u >= 0)", True),  # the MLP's backward
+    ("mha_ref/tiny/lm_backward.py", "return d_z * (u > 0)", "return d_z * (u >= 0)", True),  # the MLP's backward
     ("mha_ref/tiny/language.py", "< 0.35)]", "< 0.36)]", True),  # how often a noun is plural
     ("mha_ref/tiny/lm_train.py", "return config.learning_rate * (0.1 + 0.9 * left)",
      "return config.learning_rate * (0.2 + 0.8 * left)", True),
@@ -408,7 +407,7 @@ def test_the_digest_follows_the_code_training_runs(checkout):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     before, *after = json.loads(run.stdout)
-    assert before == lm_train.code_digest(SMALL, 0)  # the copy, unedited, is this checkout
+    assert before == tiny_lm.weights_digest(SMALL, 0)  # the copy, unedited, is this checkout
     assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]
 
 
@@ -523,7 +522,7 @@ def test_names_are_long_tailed():
 @pytest.mark.slow
 @pytest.mark.trained
 def test_the_trained_model_beats_guessing_the_commonest_word():  # the session's weights: kept ones when this code trained them
-    t = lm_train.trained(0)
+    t = tiny_lm.trained(0)
     e = lm.evaluate(t.model, lm_train.held_out())
     train_counts = language.counts(lm_train.data()[0])
     commonest = language.VOCAB[int(np.argmax(np.where(np.arange(len(train_counts)) == language.EOS, 0, train_counts)))]

@@ -4,6 +4,7 @@ test_lm_heads.py, slow)."""
 
 import pytest
 
+from figures.keep import tiny_lm
 from mha_ref import roles
 from mha_ref.tiny import language, lm_findings, lm_heads, lm_train, voita
 
@@ -52,7 +53,7 @@ def test_the_neighbour_ceiling_counts_the_held_out_words_that_have_a_neighbour()
     words = [[t for t in s.tokens if t != language.EOS] for s in held]
     assert all(s.tokens[-1] == language.EOS and list(s.tokens).count(language.EOS) == 1 for s in held)
     with_previous = sum(len(w) - 1 for w in words)
-    for s in lm_heads.all_seeds():
+    for s in tiny_lm.all_seeds():
         assert lm_findings.queries(s) == sum(map(len, words))
         assert lm_findings.with_neighbour(s) == with_previous
         for offset in (-1, 1):

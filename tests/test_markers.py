@@ -96,14 +96,14 @@ def test_a_session_without_a_trained_test_fails_one_that_reaches_page_4s_model()
     import pytest
     import conftest
     from figures.engine import render
-    from mha_ref.tiny import lm_heads, lm_train
-    before = lm_train._trained, lm_heads.seed_heads, render._preparation
+    from figures.keep import tiny_lm
+    before = tiny_lm._trained, tiny_lm.seed_heads, render._preparation
     with pytest.MonkeyPatch.context() as patch:
         conftest.refuse_training(patch)
-        for reach in (lambda: lm_train.trained(0), lambda: lm_heads.seed_heads(0), lambda: lm_heads.all_seeds(),
+        for reach in (lambda: tiny_lm.trained(0), lambda: tiny_lm.seed_heads(0), lambda: tiny_lm.all_seeds(),
                       lambda: render._preparation("seed-roles")):
             with pytest.raises(pytest.fail.Exception, match="trained_lm fixture"):
                 reach()
         assert render._preparation("causal-mask") is None  # the other figures draw as before
-        lm_train._trained.cache_clear()  # what test_lm.py does between its small trainings
-    assert (lm_train._trained, lm_heads.seed_heads, render._preparation) == before  # put back after
+        tiny_lm._trained.cache_clear()  # what test_lm.py does between its small trainings
+    assert (tiny_lm._trained, tiny_lm.seed_heads, render._preparation) == before  # put back after

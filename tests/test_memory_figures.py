@@ -11,7 +11,8 @@ import pytest
 from figures.engine import registry
 from figures.kit.style import narrow
 from mha_ref import init_params, mha_trace
-from mha_ref import costs, models, quantities
+from mha_ref import costs, models
+from figures.numbers import quantities
 
 GPT2 = models.model("GPT-2 small")
 LLAMA3 = models.model("Llama 3 8B")

@@ -10,7 +10,8 @@ import pytest
 from figures.engine import registry
 from figures.text import bounds
 from figures.text.constructs import FIGURE
-from mha_ref import quantities
+from figures.numbers import quantities
+from figures.keep import tiny_lm
 from mha_ref.tiny import lm_findings, lm_heads
 from prose_rules import prose
 from figures.site import markup
@@ -19,7 +20,7 @@ from figures.text import constructs
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ZH_PAGES = sorted(DOCS.rglob("*.zh.md"))
 # page 4's model's numbers (tiny/lm_heads.py, tiny/lm_findings.py): five seeds trained and measured
-TRAINED = set(lm_heads.quantities()) | set(lm_findings.quantities())
+TRAINED = set(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts)) | set(lm_findings.quantities(tiny_lm.all_seeds))
 # which named numbers a test reads: those that need no training (the fast loop's), or page 4's model's
 QUANTITY_SETS = [pytest.param(False, id="untrained"), pytest.param(True, id="trained", marks=pytest.mark.trained)]
 

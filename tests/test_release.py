@@ -1,4 +1,4 @@
-"""Two releases made for real (figures/site/release.py, README "Releases"): a copy of this checkout
+"""Two releases made for real (figures/site/release.py, .github/CONTRIBUTING.md, "Releases"): a copy of this checkout
 becomes a git repository, its version 1.0.0 is tagged and released into a local bare repository
 (the Pages branch), then 1.1.0 with one page edited and one number changed (a constant in mha_ref
 that a page prints, which its what-changed page must list); the branch is served over HTTP at the
@@ -31,14 +31,14 @@ OLD, NEW = "1.0.0", "1.1.0"
 PAGE = "one-head-blends/"
 EDIT = {"zh": "\n\n本段只在 {v} 版里。\n", "en": "\n\nThis paragraph is only in version {v}.\n"}
 # a number changed in 1.1.0: (the file, the text, what 1.1.0 has) and the quantity, old and new, the page printing it.
-# One that no figure draws from (mha_ref/quantities.py): a change to mha_ref/models.py had the second
+# One that no figure draws from (figures/numbers/quantities.py): a change to mha_ref/models.py had the second
 # release draw nine figures' frames again, minutes of the whole suite
-NUMBER = ("mha_ref/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
+NUMBER = ("figures/numbers/quantities.py", '"ex.causal.entries": lambda: toy.N ** 2,', '"ex.causal.entries": lambda: toy.N ** 2 + 1,')
 CHANGED = ("ex.causal.entries", "36", "37", "the-code/")
 # and a number in a table (the reference page's costs), from code no figure reaches either
 TABLE_NUMBER = ("figures/site/cheatsheet.py", "r\"$h\\,n^2$\", costs.attention_weights(n, h)),",
                 "r\"$h\\,n^2$\", costs.attention_weights(n, h) + 1),")
-DAY = {OLD: "2026-01-10", NEW: "2026-02-20"}  # each release's commit day, its release_date (README's steps)
+DAY = {OLD: "2026-01-10", NEW: "2026-02-20"}  # each release's commit day, its release_date (the guide's steps)
 # a page left untracked beside the second release's tag: a release is built from the tag's files only
 UNTRACKED = "not-committed"
 

@@ -46,18 +46,18 @@ def _refusal(repo: Path, capsys) -> str:
 
 # ---- CITATION.cff and release_date say what pyproject.toml says --------------------------------------
 
-def test_the_readme_s_steps_leave_nothing_to_disagree(repo):
+def test_the_guide_s_steps_leave_nothing_to_disagree(repo):
     set_release(repo, "2.3.4", DAY)
     assert release.citation_problems(repo, DAY) == []
 
 
-def test_the_readme_names_every_file_and_field_the_steps_change(repo):
-    """The steps above (release_steps.set_release) are all the check asks for; the README's
+def test_the_guide_names_every_file_and_field_the_steps_change(repo):
+    """The steps above (release_steps.set_release) are all the check asks for; the guide's
     "Releases" names each file and field they change, read from git's diff of them."""
     commit_and_tag(repo, "0.0.1", DAY)
     set_release(repo, "2.3.4", "2027-05-06")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Releases\n", 1)[1].split("\n## ", 1)[0]
-    steps = readme.split("```sh", 1)[0]
+    guide = (ROOT / ".github/CONTRIBUTING.md").read_text(encoding="utf-8")
+    steps = guide.split("\n## Releases\n", 1)[1].split("\n## ", 1)[0].split("```sh", 1)[0]
     diff = _git(repo, "diff", "-U0")
     files = re.findall(r"^\+\+\+ b/(.+)$", diff, re.M)
     keys = {m[2] for m in re.finditer(r"^\+\s*(-\s*)?([\w-]+)\s*[=:]", diff, re.M)}
@@ -105,7 +105,7 @@ def test_the_release_command_refuses_the_issue_s_tag_in_one_line_naming_each_fie
     commit_and_tag(repo, "2.3.4", DAY)
     message = _refusal(repo, capsys)
     assert message == ("v2.3.4 cannot be released as tagged: CITATION.cff version is '2.3.3', not '2.3.4'. Set each in "
-                       "its file (README, \"Releases\"), commit, and tag that commit (git tag -f v2.3.4)")
+                       "its file (.github/CONTRIBUTING.md, \"Releases\"), commit, and tag that commit (git tag -f v2.3.4)")
     assert _git(repo, "worktree", "list").count("\n") == 1  # the tag's tree is gone again
 
 

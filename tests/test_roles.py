@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from figures.site.markup import table_markdown
-from mha_ref import models, quantities, roles
+from mha_ref import models, roles
+from figures.numbers import quantities
 from mha_ref.example import toy
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -349,11 +349,11 @@ def test_the_built_pages_link_the_two_downloads_and_they_work(site, root, tmp_pa
 
 def test_a_warm_build_reads_the_vectors_from_the_cache(tmp_path, monkeypatch):
     from figures.publish import selfcheck_files
-    from mha_ref import store
+    from figures.keep import disk
 
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
     cold = selfcheck_files.files()
-    assert [p.suffixes for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [[".npz", store.SEALED]]
+    assert [p.suffixes for p in (tmp_path / "selfcheck").iterdir() if not p.name.startswith(".")] == [[".npz", disk.SEALED]]
 
     def computed_again():
         raise AssertionError("the vectors were computed again")

@@ -251,7 +251,7 @@ def test_numbers_are_filled_in_and_no_construct_is_left(site):
         for lang in ("zh", "en"):
             text = (site / _built(page, lang)).read_text(encoding="utf-8")
             assert "{{" not in text, _built(page, lang)
-    from mha_ref import quantities
+    from figures.numbers import quantities
     assert f"{quantities.value('gpt2.params'):,}" in (site / "index.html").read_text(encoding="utf-8")
 
 
@@ -359,7 +359,7 @@ def test_nav_order_home_sections_reference_glossary_gallery_references():
     assert _config()["nav"] == [
         "index.md", "one-head-blends.md", "slicing-the-width.md", "heads-side-by-side.md",
         "what-trained-heads-do.md", "concatenate-then-mix.md", "what-it-costs.md", "the-code.md",
-        "reference.md", "glossary.md", "gallery.md", "references.md", "changes.md",
+        "attention-today.md", "reference.md", "glossary.md", "gallery.md", "references.md", "changes.md",
     ]
 
 

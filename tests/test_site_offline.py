@@ -276,7 +276,7 @@ def test_a_damaged_copy_of_the_file_is_written_again_from_its_package(monkeypatc
 def test_the_file_is_written_as_every_kept_file_is(npm, tmp_path, monkeypatch):
     npm.members = {"package/shim/index.js": SHIM_JS}
     written = []
-    monkeypatch.setattr(offline.store, "write_atomic", lambda path, data: written.append((path, data)))
+    monkeypatch.setattr(offline.disk, "write_atomic", lambda path, data: written.append((path, data)))
     offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
     assert written == [(tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js", SHIM_JS)]
 
@@ -287,7 +287,7 @@ def test_a_cache_that_cannot_be_written_is_named(npm, tmp_path, monkeypatch):
     def full(path, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(offline.store, "write_atomic", full)
+    monkeypatch.setattr(offline.disk, "write_atomic", full)
     with pytest.raises(offline.NpmError) as e:
         offline.npm_file("iframe-worker@1.0.4", "shim/index.js", tmp_path)
     kept = tmp_path / "iframe-worker-1.0.4" / "shim" / "index.js"

@@ -12,7 +12,8 @@ import pytest
 from figures.engine import registry
 from mha_ref import merge_heads, mha_trace, split_heads
 from mha_ref.example import causal, reshape, toy
-from mha_ref import models, quantities
+from mha_ref import models
+from figures.numbers import quantities
 from mha_ref.example.reshape import split_heads_without_transpose
 
 ROOT = Path(__file__).resolve().parents[1]

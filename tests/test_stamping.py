@@ -18,7 +18,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from figures.engine import registry
-from mha_ref import store
+from figures.keep import disk
 from figures.kit.control import Control
 import identities
 from figures.engine.render import Frame
@@ -316,7 +316,7 @@ def test_zip_deflates_text_and_stores_what_is_compressed_already(fmt, frames_met
 def figure_with_data(monkeypatch):
     """A registered-looking figure "csv-demo" whose data(lang) the test sets. It has no module whose
     sources could name its table in the figure cache, so the cache is off."""
-    monkeypatch.setenv(store.CACHE_ENV, "0")
+    monkeypatch.setenv(disk.CACHE_ENV, "0")
     fake = SimpleNamespace()
     real_get = registry.get
     monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "csv-demo" else real_get(fig_id))
@@ -418,7 +418,7 @@ def test_attribution_of_the_whole_figure_and_of_an_unplaced_one(demo_figure):
     ("en", "https://x.example/repo/1.2.0/en/one-head-blends/#fig-demo", "; newest version: https://x.example/repo/latest/en/one-head-blends/#fig-demo")])
 def test_a_release_attributes_each_file_to_its_frozen_address_with_the_newest_beside_it(demo_figure, monkeypatch,
                                                                                        lang, page, latest):
-    """README, "Releases": the page's address in this release's folder, and the same page in `latest`."""
+    """.github/CONTRIBUTING.md, "Releases": the page's address in this release's folder, and the same page in `latest`."""
     released = dataclasses.replace(ID, site_url="https://x.example/repo/1.2.0/", release="1.2.0",
                                    home_url="https://x.example/repo/")
     monkeypatch.setattr(attribution, "IDENTITY", released)

@@ -1,7 +1,7 @@
 """Training's infrastructure for page 4's model (mha_ref.tiny.lm_train): Adam by hand, the code digest
 that names the kept weights (code counts, comments and docstrings do not; every function training
 runs is covered), the cache folder, and training beside the figure pool. The model, its training and
-its kept weights are tested in test_lm.py; keeping a file in store.py's test_store.py."""
+its kept weights are tested in test_lm.py; keeping a file in figures/keep/'s test_store.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mha_ref import store
-from mha_ref.tiny import language, lm, lm_train
+from figures.keep import disk, reach, tiny_lm
+from mha_ref.tiny import language, lm, lm_backward, lm_train
 from test_lm import SMALL, TINY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,15 +29,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("value", ["0", "off", "No", " false "])
 def test_the_cache_can_be_switched_off(value, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, value)
-    assert lm_train.cache_folder() is None
+    monkeypatch.setenv(disk.CACHE_ENV, value)
+    assert tiny_lm.weights_folder() is None
 
 
 def test_the_cache_folder_follows_the_figure_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    assert lm_train.cache_folder() == tmp_path / "trained-lm"
-    monkeypatch.delenv(store.CACHE_ENV)
-    assert lm_train.cache_folder() == ROOT / ".cache" / "figures" / "trained-lm"
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    assert tiny_lm.weights_folder() == tmp_path / "trained-lm"
+    monkeypatch.delenv(disk.CACHE_ENV)
+    assert tiny_lm.weights_folder() == ROOT / ".cache" / "figures" / "trained-lm"
 
 
 # --------------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ class C:
 
 
 def test_code_text_ignores_comments_docstrings_and_blank_lines():
-    assert store.code_text(EXPLAINED) == store.code_text(SOURCE)
+    assert reach.code_text(EXPLAINED) == reach.code_text(SOURCE)
 
 
 @pytest.mark.parametrize("old, new", [
@@ -95,12 +95,12 @@ def test_code_text_ignores_comments_docstrings_and_blank_lines():
 ])
 def test_code_text_changes_when_the_code_changes(old, new):
     assert old in SOURCE
-    assert store.code_text(SOURCE.replace(old, new)) != store.code_text(SOURCE)
+    assert reach.code_text(SOURCE.replace(old, new)) != reach.code_text(SOURCE)
 
 
 def test_a_string_that_is_not_a_docstring_counts():
     edited = SOURCE.replace("return 1\n", 'return 1\n        "not a docstring: after the return"\n')
-    assert store.code_text(edited) != store.code_text(SOURCE)
+    assert reach.code_text(edited) != reach.code_text(SOURCE)
 
 
 # Which code decides the weights is derived here, not from lm_train.py's own reach: a fresh process in a
@@ -112,6 +112,7 @@ REACHED_AND_EDITED = r"""
 import ast, json, linecache, sys
 from pathlib import Path
 import mha_ref
+from figures.keep import tiny_lm
 from mha_ref.tiny import lm, lm_train
 
 PKG = Path(mha_ref.__file__).resolve().parent
@@ -130,12 +131,12 @@ sys.setprofile(None)
 def digest():
     # nothing the process remembers of the code it read may stand in for the edited file
     for name, module in list(sys.modules.items()):
-        if name == "mha_ref" or name.startswith("mha_ref."):
+        if name == "mha_ref" or name.startswith(("mha_ref.", "figures.keep.")):
             for value in vars(module).values():
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
     linecache.clearcache()
-    return lm_train.code_digest(CONFIG, 0)
+    return tiny_lm.weights_digest(CONFIG, 0)
 
 def defs(tree):
     for node in ast.walk(tree):
@@ -183,7 +184,7 @@ print(json.dumps(result))
 
 
 def test_an_edit_to_any_code_training_runs_changes_the_digest(checkout):
-    env = dict(os.environ, **{store.CACHE_ENV: "0"})
+    env = dict(os.environ, **{disk.CACHE_ENV: "0"})
     script = REACHED_AND_EDITED.replace("SMALL_CONFIG_HERE", repr(SMALL).replace("model=Config(", "model=lm.Config("))
     run = subprocess.run([sys.executable, "-c", script], cwd=checkout, env=env,
                          capture_output=True, text=True, timeout=300)
@@ -231,7 +232,7 @@ def test_adam_moves_every_array_of_a_model():
     model = lm.init(TINY, 0)
     before = [a.copy() for a in lm.arrays(model)]
     opt = lm_train.Adam(lm.arrays(model), 0.01)
-    _, grads, _ = lm.loss_and_grads(model, lm.masked_batch(language.sentences(4, 1), np.random.default_rng(0)))
+    _, grads, _ = lm_backward.loss_and_grads(model, lm.masked_batch(language.sentences(4, 1), np.random.default_rng(0)))
     opt.step(lm.arrays(grads))
     # Adam's first step moves every entry with a gradient by about the learning rate; an array
     # whose gradient is zero but for rounding (a key bias: softmax ignores a constant added to a
@@ -283,7 +284,7 @@ def test_with_the_cache_off_a_prepare_and_its_figures_frames_run_here(monkeypatc
     monkeypatch.setattr(render, "_render_task", lambda task: ("drawn by", os.getpid()))  # a forked worker's too
     import multiprocessing  # forked, so that the workers run the lambda above (a session that drew would not fork)
     monkeypatch.setattr(render, "_start_method", lambda *args, **kwargs: multiprocessing.get_context("fork"))
-    monkeypatch.setenv(store.CACHE_ENV, "0")
+    monkeypatch.setenv(disk.CACHE_ENV, "0")
     assert render._prepare(tasks, jobs=2) == [] and ran == [os.getpid()]
     drawn = list(render.render_many(tasks, jobs=2))
     assert len(drawn) == len(tasks)
@@ -296,17 +297,16 @@ def test_with_the_cache_off_a_prepare_and_its_figures_frames_run_here(monkeypatc
 
 def test_a_prepare_runs_here_when_the_cache_cannot_be_written(monkeypatch, tmp_path):
     from figures.engine import render
-    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
-    monkeypatch.setenv(store.UNWRITABLE_ENV, "")
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, "")
     assert render._keeps()
-    monkeypatch.setenv(store.UNWRITABLE_ENV, str(tmp_path))
+    monkeypatch.setenv(disk.UNWRITABLE_ENV, str(tmp_path))
     assert not render._keeps()
 
 
 def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatch):
     from figures.engine import registry, render
-    from mha_ref.tiny import lm_heads
-    assert registry.get("seed-roles").PREPARE is lm_heads.prepare
+    assert registry.get("seed-roles").PREPARE is tiny_lm.prepare
     asked = []
     monkeypatch.setattr(render, "_prepare", lambda tasks, jobs, wait=True: asked.append(len(tasks)) or [])
     monkeypatch.setattr(registry.get("seed-roles"), "draw", registry.get("peak-dip").draw)  # the call, not the drawing

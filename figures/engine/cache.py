@@ -2,12 +2,12 @@
 
 A file's name is a digest of the figure's sources (figures/engine/sources.py), its language, frame and
 format: an edit gives new names, and the old files are pruned, least recently used first. Each file
-is kept as every kept file is (mha_ref.store.keep): written whole to a temporary name and renamed, so
+is kept as every kept file is (figures.keep.disk.keep): written whole to a temporary name and renamed, so
 a killed build leaves no partial file under a real name, and sealed with the sha256 of its bytes and
 of its name, checked when it is read, so a file damaged on disk since (truncated, overwritten,
 unreadable), another frame's file in its place, or a link, is dropped with a warning naming it and
 the frame, and the frame drawn again. A cache that cannot be written (read-only, a full disk) is
-turned off for writing for the build, with one warning (mha_ref.store.write_kept).
+turned off for writing for the build, with one warning (figures.keep.disk.write_kept).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ import json
 import time
 from pathlib import Path
 
-from mha_ref import store
-
+from ..keep import disk
 from .sources import Sources
 
-ENV = store.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it
+ENV = disk.CACHE_ENV  # "0" (or off, no, false) turns the cache off; a path moves it
 KEEP = 9000  # files kept after pruning: a build of both languages uses about 3,000 (frames, published, whole)
 WHOLE = "whole"  # the folder of files kept as they are, for a build to link (FigureCache.whole)
 
@@ -31,8 +30,8 @@ _FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
 
 
 def from_env() -> FigureCache | None:
-    """The cache the environment asks for (mha_ref.store.cache_folder), or None when it is off."""
-    folder = store.cache_folder()
+    """The cache the environment asks for (figures.keep.disk.cache_folder), or None when it is off."""
+    folder = disk.cache_folder()
     return None if folder is None else FigureCache(folder)
 
 
@@ -67,7 +66,7 @@ class FigureCache:
             known = None
         if isinstance(known, dict) and all(isinstance(v, str) for v in known.values()):
             return known
-        store.drop_kept(memo, "the index of figure digests", f"holds {type(known).__name__}, not a table of digests",
+        disk.drop_kept(memo, "the index of figure digests", f"holds {type(known).__name__}, not a table of digests",
                         "working the digests out again")
         return {}
 
@@ -77,9 +76,9 @@ class FigureCache:
         return self._verified(path, "a frame" if task is None else describe(*task), "drawing it again")
 
     def _verified(self, path: Path, what: str, then: str) -> bytes | None:
-        """The bytes kept at `path` if they pass the checks (mha_ref.store.kept); else None (dropped,
+        """The bytes kept at `path` if they pass the checks (figures.keep.disk.kept); else None (dropped,
         with one warning naming the file, `what` it holds and `then` what happens instead)."""
-        return store.kept(path, what, then, self.folder)
+        return disk.kept(path, what, then, self.folder)
 
     def failed(self, path: Path, error=None):
         """The FigureError of a frame that failed to draw in this process, or, given one, remember it.
@@ -94,16 +93,16 @@ class FigureCache:
 
     def has(self, path: Path) -> bool:
         """Whether a file is kept at `path` (unchecked: get() checks it)."""
-        return store.sealed_path(path).exists()
+        return disk.sealed_path(path).exists()
 
     def forget(self, path: Path) -> None:
         """Drop the file kept at `path`, if any."""
-        store.sealed_path(path).unlink(missing_ok=True)
+        disk.sealed_path(path).unlink(missing_ok=True)
 
     def put(self, path: Path, data: bytes) -> bool:
         """Keep `data` at `path`, sealed (what get() checks); whether it was kept: False once the
         cache cannot be written in this build."""
-        return store.keep(path, data, self.folder)
+        return disk.keep(path, data, self.folder)
 
     def whole(self, data: bytes, suffix: str = "") -> Path | None:
         """`data` kept as it is, unsealed, in a file named by its sha256 (`whole/`): the site build
@@ -113,25 +112,25 @@ class FigureCache:
         warning naming it and written again. None when the cache cannot be written."""
         path = self.folder / WHOLE / f"{hashlib.sha256(data).hexdigest()}{suffix}"
         try:
-            same = store.read_file(path) == data  # also made readable by all: the site's file is this one
+            same = disk.read_file(path) == data  # also made readable by all: the site's file is this one
         except (FileNotFoundError, NotADirectoryError):  # none kept yet
             same = None
         except OSError as e:  # a link, a folder, unreadable
             same = "is a symbolic link" if e.errno == errno.ELOOP else f"cannot be read ({e.strerror or e})"
         if same is True:
-            store.touch(path, self.folder)
+            disk.touch(path, self.folder)
             return path
         if same is not None:  # replaced by a new file (a site linked to this one keeps what it has)
             why = same or "is damaged (its bytes are not those its name is the digest of)"
-            store.log.warning(f"figure cache: {path}, a figure's file, {why}: dropped, writing it again")
-        return path if store.write_kept(path, lambda f: f.write(data), self.folder) else None
+            disk.log.warning(f"figure cache: {path}, a figure's file, {why}: dropped, writing it again")
+        return path if disk.write_kept(path, lambda f: f.write(data), self.folder) else None
 
     def prune(self, keep: int = KEEP) -> None:
         """Forget all but the `keep` most recently used files, and old temporary files left by a kill
         (in the folders of this cache: not in one linked here from elsewhere).
         A file this cache has used or written is never forgotten: a build larger than `keep` would
         otherwise evict its own frames and draw them again next time."""
-        if not self.folder.is_dir() or not store.cache_writable(self.folder):
+        if not self.folder.is_dir() or not disk.cache_writable(self.folder):
             return
         # a folder linked in from elsewhere (the test suite shares some across sessions) is its owner's to prune
         files = [(p, p.stat().st_mtime) for p in self.folder.glob("*/*") if p.is_file() and not p.parent.is_symlink()]
@@ -143,7 +142,7 @@ class FigureCache:
             for p in stale + [p for p, _ in older[:max(len(files) - keep, 0)]]:
                 p.unlink(missing_ok=True)
         except OSError as e:
-            store.cache_unwritable(self.folder, e)
+            disk.cache_unwritable(self.folder, e)
 
 
 def describe(frame, lang: str, fmt: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from mha_ref import store
+from ..keep import switches
 
 LIMIT_ENV = "MHA_FIGURE_TIMEOUT"
 DEFAULT_LIMIT = 60.0  # seconds; a frame draws in well under one, training page 4's model takes about 10
@@ -35,8 +35,8 @@ Outcome = tuple[bool, Any]  # (True, result) or (False, the exception to raise i
 
 def limit_from_env() -> float | None:
     """The seconds a task may run (LIMIT_ENV; DEFAULT_LIMIT when unset), or None when it turns the
-    limit off ("0", "off", ...). Anything else is refused by name (store.EnvError, a ValueError)."""
-    return store.env_seconds(LIMIT_ENV, DEFAULT_LIMIT, "a frame may take to draw")
+    limit off ("0", "off", ...). Anything else is refused by name (switches.EnvError, a ValueError)."""
+    return switches.env_seconds(LIMIT_ENV, DEFAULT_LIMIT, "a frame may take to draw")
 
 
 def die_with(owner: int) -> None:

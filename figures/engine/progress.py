@@ -14,7 +14,7 @@ EVERY = 10.0  # seconds between two lines
 
 class Progress:
     """Counts the frames drawn (drawn()) and asks `work` (name -> a function giving (done, total),
-    e.g. lm_heads.progress for "seeds of page 4's model trained") how far the work the figures wait
+    e.g. tiny_lm.progress for "seeds of page 4's model trained") how far the work the figures wait
     for has come; says a line through `say` every `every` seconds from a thread of its own, and one
     when stopped (stop())."""
 

@@ -67,33 +67,47 @@ def located(e: BaseException) -> str:
 
 def located_at(where: list[tuple[str, int]]) -> str:
     """' (mha_ref/x.py, line 12)': the innermost of the (file, line) frames, outermost first, that
-    lies in this checkout, or ''."""
-    ours = [(Path(file), line) for file, line in where if Path(file).is_relative_to(ROOT)
+    lies in this checkout, or ''. When that is not a figure's own module but one was on the way
+    (a kit helper or mha_ref called wrongly), the figure's line too: ', called from
+    figures/gallery/x.py, line 40)', the line its author wrote."""
+    ours = [(Path(file).relative_to(ROOT), line) for file, line in where if Path(file).is_relative_to(ROOT)
             and ".venv" not in Path(file).relative_to(ROOT).parts]
     if not ours:
         return ""
     file, line = ours[-1]
-    return f" ({file.relative_to(ROOT)}, line {line})"
+    gallery = Path(*PACKAGE.split("."))
+    figure = [(f, n) for f, n in ours if f.parent == gallery]
+    called = f", called from {figure[-1][0]}, line {figure[-1][1]}" if figure and file.parent != gallery else ""
+    return f" ({file}, line {line}{called})"
+
+
+def unknown(fig_id: str, order: tuple[str, ...] = ORDER) -> str:
+    """"unknown figure id 'x'; did you mean 'y'? (...)": the one message for an id not registered,
+    naming the nearest registered ids rather than all of them."""
+    near = difflib.get_close_matches(fig_id, order, n=3)
+    return (f"unknown figure id {fig_id!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
+            + "(the registered ids: figures/gallery/__init__.py)")
 
 
 def get(fig_id: str) -> ModuleType:
     """The module that draws `fig_id`; an unknown id is refused by name, a failed import named
     (FigureError), an import still running after the time limit stopped and named (`limited`)."""
     if fig_id not in ORDER:
-        near = difflib.get_close_matches(fig_id, ORDER, n=3)
-        raise KeyError(f"unknown figure id {fig_id!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
-                       + "(the registered ids: figures/gallery/__init__.py)")
+        raise KeyError(unknown(fig_id))
     with limited(fig_id, None, "import"):
         try:
             module = importlib.import_module(module_name(fig_id))
         except Exception as e:
             raise FigureError.caught(e, fig_id, None, None, "import") from e
     missing = [name for name in REQUIRED if not hasattr(module, name)]
-    if missing or not callable(getattr(module, "draw", None)):
+    wrong = [f"{name} as text" for name in REQUIRED if name.startswith("CAPTION_") and name not in missing
+             and not (isinstance(getattr(module, name), str) and getattr(module, name).strip())]
+    wrong += [] if "draw" in missing or callable(module.draw) else ["draw as a function"]
+    if missing or wrong:
         file = Path(module.__file__).resolve()
         shown = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file
-        raise FigureError(fig_id, None, None, f"{shown} does not define {', '.join(missing) or 'draw as a function'}: "
-                          f"every figure module gives {', '.join(REQUIRED)} (README, \"A new figure\")", stage="import")
+        raise FigureError(fig_id, None, None, f"{shown} does not define {', '.join(missing + wrong)}: "
+                          f"every figure module gives {', '.join(REQUIRED)} (.github/CONTRIBUTING.md, \"Add a figure\")", stage="import")
     return module
 
 

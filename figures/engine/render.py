@@ -21,8 +21,8 @@ from .registry import FigureError
 from .save import KINDS, to_bytes, to_bytes_each
 from ..kit.words import LANGS
 from ..kit.style import narrow
-from mha_ref import store
-from mha_ref.store import cores  # the processors a pool may use
+from ..keep import disk
+from ..keep.switches import cores  # the processors a pool may use
 
 
 class Frame(NamedTuple):
@@ -206,8 +206,8 @@ def _keeps() -> bool:
     (MHA_FIGURE_CACHE=0) nor with one found unwritable. Then the PREPARE runs in this process, whose
     memory keeps what it made, and its figure's frames are drawn here too (render_many), with no time
     limit: a process of its own would have to do the same work again, and take minutes."""
-    folder = store.cache_folder()
-    return folder is not None and store.cache_writable(folder)
+    folder = disk.cache_folder()
+    return folder is not None and disk.cache_writable(folder)
 
 
 def prepare(fig_id: str) -> None:
@@ -424,7 +424,7 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     if kept and Sources().stamp() != code:
         for path in kept:
             cache.forget(path)
-        store.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
+        disk.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
                     "(the next build draws them again)")
     if missing:
         cache.prune()

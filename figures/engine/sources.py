@@ -1,6 +1,6 @@
 """What a figure is drawn from, as one digest: the code it reaches, the fonts, the library versions.
 
-The code is found as mha_ref.store.CodeReach finds it: a figure's own module and every `figures`
+The code is found as figures.keep.reach.CodeReach finds it: a figure's own module and every `figures`
 module it imports count whole; in `mha_ref` only what the figure can reach by name counts. An edit
 to an `mha_ref` function thus redraws only the figures that reach it, and an edit to a comment or
 a docstring redraws nothing.
@@ -18,13 +18,16 @@ import noto_cjk_sans_otc
 import numpy as np
 from matplotlib import font_manager, ft2font
 
-from mha_ref.store import ROOT, CodeReach, Unit
+from ..keep.disk import ROOT
+from ..keep.reach import CodeReach, Unit
 
 WHOLE = "figures"  # modules of this package count whole
 BY_NAME = "mha_ref"  # modules of this package count by the functions and classes reached
 HARNESS = "figures.engine.render"  # what turns every figure into bytes (it imports save and registry)
-# where frames are kept, and the processes that draw them: not what a frame holds
-NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine.pool")
+# where frames are kept, and the processes that draw them: not what a frame holds; and the ordered
+# list of ids (figures/gallery/__init__.py), which the registry reads: registering a figure must not
+# redraw every other one
+NOT_DRAWING = ("figures.engine.cache", "figures.engine.sources", "figures.engine.pool", "figures.gallery")
 
 
 def environment() -> str:

@@ -51,6 +51,15 @@ ORDER = (
     "reshape-pitfall",
     "causal-mask",
     "published-models",
+    # section 8: attention as today's models run it
+    "rope-offset",
+    "rope-wavelengths",
+    "tile-steps",
+    "tile-memory",
+    "latent-absorb",
+    "kv-cache-bytes",
+    "window-reach",
+    "sink-weights",
     # reference page (the reference page)
     "flow-diagram",
     "heads-vs-bleu",

@@ -2,7 +2,7 @@
 and what that order costs against random orders.
 
 Above, one row per seed (lm_train.SEEDS): the eight heads left to right in Michel et al.'s importance
-order, least important first (lm_heads.seed_heads(seed).pruning.order), each cell filled with the role
+order, least important first (tiny_lm.seed_heads(seed).pruning.order), each cell filled with the role
 it passes (tiny/voita.py's tests, roles.ROLES) and marked when it scores coreference or a repeated
 name as a syntactic head would (kept apart: not dependencies). Below, one panel per seed: the held-out
 loss as heads are masked in that order, against the band of the random orders (min to max, and their
@@ -18,11 +18,12 @@ from matplotlib.patches import Patch, Rectangle
 from mha_ref.tiny import importance as imp
 from mha_ref.tiny import lm_findings, lm_heads
 
+from ..keep import tiny_lm
 from ..kit.style import INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
-PREPARE = lm_heads.prepare  # every seed trained and measured before the frame is drawn (figures.engine.render._prepare)
-PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", lm_heads.progress)  # said while it runs
+PREPARE = tiny_lm.prepare  # every seed trained and measured before the frame is drawn (figures.engine.render._prepare)
+PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", tiny_lm.progress)  # said while it runs
 CONTROL = None
 ROLE_COLOURS = {"positional": "#56B4E9", "syntactic": "#E69F00", "rare": "#009E73"}
 ROLE_NAMES = {"positional": ("位置", "positional"), "syntactic": ("句法", "syntactic"), "rare": ("稀有词", "rare-word")}
@@ -81,7 +82,7 @@ def data(lang: str):
             pick(lang, "另外报告", "kept apart"), pick(lang, "掩码后的损失", "loss after"),
             pick(lang, "随机顺序的中位数", "random orders' median")]
     rows = []
-    for s in lm_heads.all_seeds():
+    for s in tiny_lm.all_seeds():
         band = imp.spread(s.pruning.random_curves, "loss")
         for k, h in enumerate(s.pruning.order, 1):
             v = s.heads[h]
@@ -137,7 +138,7 @@ def legend_handles(lang: str):
 
 
 def draw(lang: str, value=None):
-    seeds = lm_heads.all_seeds()
+    seeds = tiny_lm.all_seeds()
     narrow = is_narrow()
     curves = [f"c{i}" for i in range(len(seeds))]
     if narrow:

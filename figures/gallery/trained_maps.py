@@ -17,13 +17,14 @@ from matplotlib.patches import Rectangle
 
 from mha_ref.tiny import language, lm, lm_findings, lm_heads, lm_train, voita
 
+from ..keep import tiny_lm
 from ..kit.control import Control
 from ..kit.readouts import decimals
 from ..kit.style import INK, is_narrow, new_figure
 from ..kit.words import pick
 
-PREPARE = lm_heads.prepare  # every seed trained and measured before the frame is drawn
-PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", lm_heads.progress)  # said while it runs
+PREPARE = tiny_lm.prepare  # every seed trained and measured before the frame is drawn
+PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", tiny_lm.progress)  # said while it runs
 MOST_WORDS = 11  # the sentence drawn has at most this many words (legible on a phone) and a repeated name
 CONTROL = Control(label_zh="种子", label_en="seed", values=tuple(lm_train.SEEDS), start=lm_train.SEEDS[0],
                   slug=lambda s: f"seed{s}", value_label=lambda s, lang: pick(lang, f"种子 {s}", f"seed {s}"))
@@ -72,8 +73,8 @@ def hits_on(s: language.Sentence) -> int:
     """Over every seed's relation and repeat maps, the outlined arcs whose query puts its top key on the arc's other end."""
     total = 0
     for seed in lm_train.SEEDS:
-        heads = lm_heads.seed_heads(seed)
-        maps = lm.attention_maps(lm_train.trained(seed).model, s)
+        heads = tiny_lm.seed_heads(seed)
+        maps = lm.attention_maps(tiny_lm.trained(seed).model, s)
         for v, k, _ in (relation_head(heads, s), repeat_head(heads)):
             m = maps[v.measures.layer, v.measures.head]
             total += sum(int(np.argmax(np.where(s.tokens != language.EOS, m[q], -1))) == key
@@ -115,7 +116,7 @@ def repeat_head(s: lm_heads.SeedHeads) -> tuple[lm_heads.HeadVerdict, str, bool]
 
 def panels(seed: int, lang: str):
     """[(kind, title, head, [(query, key)] outlined)] the four maps of the seed, in drawing order."""
-    s = lm_heads.seed_heads(seed)
+    s = tiny_lm.seed_heads(seed)
     out = []
     for kind, offset, name in (("previous", -1, ("前一个词", "previous word")), ("next", 1, ("后一个词", "next word"))):
         v = lm_heads.best_at(s, offset)
@@ -134,7 +135,7 @@ def panels(seed: int, lang: str):
 def weights(seed: int, v: lm_heads.HeadVerdict) -> np.ndarray:
     """[n, n] the head's weights on the sentence, <eos> row and column left out."""
     keep = sentence().tokens != language.EOS
-    m = lm.attention_maps(lm_train.trained(seed).model, sentence())[v.measures.layer, v.measures.head]
+    m = lm.attention_maps(tiny_lm.trained(seed).model, sentence())[v.measures.layer, v.measures.head]
     return np.asarray(m, dtype=float)[np.ix_(keep, keep)]
 
 

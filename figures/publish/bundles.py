@@ -22,8 +22,7 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
-from mha_ref import store
-
+from ..keep import as_json, disk, reach, switches
 from ..engine import registry
 from ..engine.cache import FigureCache, from_env
 from ..engine.render import Frame, frames, prepare
@@ -40,7 +39,7 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build-time cl
 
 
 def downloads_on() -> bool:
-    return store.env_switch(DOWNLOADS_ENV, True)
+    return switches.env_switch(DOWNLOADS_ENV, True)
 
 
 NARROW = "narrow.svg"  # the frame drawn for a phone's width, print and small multiples: never a download
@@ -153,13 +152,13 @@ def data_table(fig_id: str, lang: str) -> tuple[tuple[str, ...], tuple[tuple[str
     kept = cache.get(path)
     if kept is not None:
         try:
-            head, rows = store.from_json(kept.decode("utf-8"), ())
+            head, rows = as_json.from_json(kept.decode("utf-8"), ())
             return tuple(head), tuple(tuple(r) for r in rows)
         except (ValueError, TypeError) as e:
-            store.drop_kept(path, f"the data table of figure {fig_id!r} ({lang})", f"cannot be read "
+            disk.drop_kept(path, f"the data table of figure {fig_id!r} ({lang})", f"cannot be read "
                             f"({type(e).__name__}: {e})", "computing it again")
     table = _data_table(fig_id, lang, data)
-    cache.put(path, store.to_json(table).encode("utf-8"))
+    cache.put(path, as_json.to_json(table).encode("utf-8"))
     return table
 
 
@@ -355,7 +354,7 @@ def published(r, a: Attribution | None) -> bytes:
 @lru_cache(maxsize=1)  # serve re-imports this module after an edit
 def _publishing_code() -> str:
     """A digest of the code published() runs (dark looks, compacting, stamping) and what it reaches."""
-    return store.CodeReach(by_name=("figures", "mha_ref")).digest((__name__, "published"))
+    return reach.CodeReach(by_name=("figures", "mha_ref")).digest((__name__, "published"))
 
 
 PUBLISHED, TABLES = "published", "tables"  # the figure cache's folders of published files and data tables

@@ -22,11 +22,9 @@ images included, goes through the same rule as the page's dark drawings (figures
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import matplotlib
 import matplotlib.backends.backend_agg
@@ -36,9 +34,7 @@ from matplotlib.figure import Figure
 import pypdf
 from pypdf import generic as g
 
-from mha_ref import store
-
-from ..engine import dark, pool, registry, render
+from ..engine import registry
 from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
@@ -47,6 +43,7 @@ from . import expansions
 from .attribution import caption, credit_line, frame_words, page_url
 from .expansions import CAPTIONS
 from .identity import IDENTITY, licence_name
+from .pdf_dark import dark_content, dark_palette
 
 PAGE_W, PAGE_H = 1920, 1080  # pt: one unit per pixel of a 1080p screen
 MARGIN = 60
@@ -296,40 +293,6 @@ def _text_pages(deck: Deck, sizes: list[tuple[float, float]]) -> bytes:
 
 # --- the frames, placed as forms -------------------------------------------------------------------
 
-_NUM = rb"(-?(?:\d+\.?\d*|\.\d+))"
-_RGB = re.compile(_NUM + rb"\s+" + _NUM + rb"\s+" + _NUM + rb"\s+(rg|RG)(?=[\s/\[<(]|$)")
-_GREY = re.compile(_NUM + rb"\s+(g|G)(?=[\s/\[<(]|$)")
-
-
-def _dark_rgb(values: tuple[float, ...]) -> tuple[float, float, float]:
-    hexed = "#" + "".join(f"{round(min(max(v, 0.0), 1.0) * 255):02x}" for v in values)
-    mapped = dark.colour(hexed)
-    return tuple(int(mapped[i:i + 2], 16) / 255 for i in (1, 3, 5))
-
-
-def _fmt(values) -> bytes:
-    return b" ".join(f"{v:.4f}".rstrip("0").rstrip(".").encode() or b"0" for v in values)
-
-
-def dark_content(data: bytes) -> bytes:
-    """A PDF content stream with every colour set by rg, RG, g or G turned to the dark scheme's
-    (figures/engine/dark.py: colour)."""
-    def rgb(m: re.Match) -> bytes:
-        return _fmt(_dark_rgb(tuple(float(m[i]) for i in (1, 2, 3)))) + b" " + m[4]
-
-    def grey(m: re.Match) -> bytes:
-        return _fmt(_dark_rgb((float(m[1]),) * 3)) + (b" rg" if m[2] == b"g" else b" RG")
-
-    return _GREY.sub(grey, _RGB.sub(rgb, data))
-
-
-def _dark_palette(palette: bytes) -> bytes:
-    out = bytearray()
-    for i in range(0, len(palette) - len(palette) % 3, 3):
-        out += bytes(int(c * 255 + 0.5) for c in _dark_rgb(tuple(b / 255 for b in palette[i:i + 3])))
-    return bytes(out)
-
-
 def _recolour_resources(resources: g.DictionaryObject) -> None:
     """The dark scheme's colours in a form's resources: its images' palettes (matplotlib writes every
     image indexed, its alpha apart as a soft mask) and the content of its patterns (hatches).
@@ -344,7 +307,7 @@ def _recolour_resources(resources: g.DictionaryObject) -> None:
             raise DeckError(f"cannot recolour the image {name}: colour space {space}")
         lookup = space[3].get_object()
         palette = lookup.get_data() if isinstance(lookup, g.StreamObject) else bytes(lookup.original_bytes)
-        space[3] = g.ByteStringObject(_dark_palette(palette))
+        space[3] = g.ByteStringObject(dark_palette(palette))
     for ref in (resources.get("/Pattern") or {}).values():
         pattern = ref.get_object()
         if isinstance(pattern, g.StreamObject):
@@ -437,88 +400,3 @@ def _assembled(deck: Deck, text: bytes, scheme: str) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
-
-
-# --- the build's files, kept in the cache ------------------------------------------------------------
-
-def path(home: str, scheme: str) -> str:
-    """Where a page's deck lives below the figures folder of its language."""
-    slug = "index" if home == "index.md" else home.removesuffix(".md")
-    return f"slides/{slug}{'' if scheme == 'light' else '.dark'}.pdf"
-
-
-def download_name(home: str, lang: str, scheme: str, page_number: int) -> str:
-    """The name a deck is saved under: page number first, language and scheme in it, so that no
-    two decks overwrite each other in a downloads folder."""
-    slug = "index" if home == "index.md" else home.removesuffix(".md")
-    return f"slides-{page_number}-{slug}.{lang}{'' if scheme == 'light' else '.dark'}.pdf"
-
-
-def key(deck: Deck, scheme: str, code: str) -> str:
-    """The kept deck's name: a digest of everything in it (texts, frames' bytes, the identity the
-    title slide prints) and of `code`, the digest of the code that makes it (code_digest)."""
-    h = hashlib.sha256()
-    for part in (code, deck.lang, deck.title, deck.url, str(deck.figures), scheme, repr(IDENTITY),
-                 matplotlib.__version__, pypdf.__version__):
-        h.update(part.encode() + b"\0")
-    for s in deck.slides:
-        for part in (s.heading, s.label, s.notes, s.credit):
-            h.update(part.encode() + b"\0")
-        h.update(hashlib.sha256(s.frame).digest())
-    return h.hexdigest()[:32]
-
-
-def code_digest(root: Path = store.ROOT) -> str:
-    """A digest of the code a deck is made with, as far as it reaches (CodeReach: this module and
-    what it calls, the figures' style and the dark rule included)."""
-    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "deck_pdfs"))
-
-
-def cache_folder() -> Path | None:
-    return store.cache_folder("decks")
-
-
-def write_all(numbers: dict, lang: str, pdf_of, write) -> dict[str, int]:
-    """Every deck of a language, in both schemes: write(path below figures/, bytes), from the cache
-    when it holds them; the decks it lacks are made side by side, a process per core (made).
-    Returns path -> size in bytes."""
-    folder = cache_folder()
-    found = page_decks(numbers, lang, pdf_of)
-    code = code_digest() if folder is not None and found else ""
-    kept = {(home, scheme): None if folder is None else folder / f"{key(deck, scheme, code)}.pdf"
-            for home, deck in found.items() for scheme in SCHEMES}
-    data = {k: None if path is None else store.kept(path, "a slide deck", folder=folder) for k, path in kept.items()}
-    lacking = [home for home in found if any(data[home, scheme] is None for scheme in SCHEMES)]
-    for home, pdfs in zip(lacking, made([found[home] for home in lacking], [f"{home} ({lang})" for home in lacking])):
-        for scheme in SCHEMES:
-            data[home, scheme] = pdfs[scheme]
-            if kept[home, scheme] is not None:  # another build making the same deck writes the same bytes
-                store.keep(kept[home, scheme], pdfs[scheme], folder)
-    sizes = {}
-    for (home, scheme), pdf in data.items():
-        write(path(home, scheme), pdf)
-        sizes[path(home, scheme)] = len(pdf)
-    return sizes
-
-
-def made(wanted: list[Deck], names: list[str]) -> list[dict[str, bytes]]:
-    """deck_pdfs of each deck, in order: here for one, else in a pool of a process per core (the
-    figures' pool, figures/engine/pool.py, whose processes end with this one). A deck that cannot
-    be made raises DeckError naming it."""
-    def named(e: BaseException, name: str) -> DeckError:
-        return DeckError(f"the slide deck of {name}: {e}")
-
-    if len(wanted) < 2:
-        try:
-            return [deck_pdfs(deck) for deck in wanted]
-        except DeckError as e:
-            raise named(e, names[0]) from e
-    out = []
-    # never forked: this process may have drawn, and a fork would share its open font files (render.py)
-    context = render._start_method(fork=False)
-    for i, (ok, value) in enumerate(pool.outcomes(deck_pdfs, wanted, min(render.cores(), len(wanted)), context, None,
-                                                  lambda deck, said, stack: DeckError(said))):
-        if not ok:
-            raise named(value, names[i])
-        out.append(value)
-    return out

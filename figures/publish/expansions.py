@@ -14,8 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mha_ref import store
-
+from ..keep import disk, reach
 from ..engine import registry
 from ..engine.sources import environment
 from .identity import IDENTITY
@@ -30,12 +29,12 @@ def _facts() -> dict[str, str]:
     """Each module of figures/ and mha_ref/ as code() counts it: its syntax tree's digest (comments
     and docstrings do not count, as in the figure digests) and the line each function starts on,
     which the figures' source links name."""
-    reach = store.CodeReach(ROOT, whole=("figures", "mha_ref"))
+    code = reach.CodeReach(ROOT, whole=("figures", "mha_ref"))
     facts = {}
     for package in ("figures", "mha_ref"):
         for path in sorted((ROOT / package).rglob("*.py")):
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-            module = reach.module(name)
+            module = code.module(name)
             # with where each function starts: a page links it by its line (publish/provenance.py)
             facts[name] = str(None if module is None else (module.digests["*"], sorted(module.defs.items())))
     return facts
@@ -72,7 +71,7 @@ def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
     text and every other argument the expansion is given, as text) and of code(figures), `figures`
     being the ids of the figures whose modules it reads; a value for which keep(value) is false is
     made, not kept. Read back as JSON gives it: lists for tuples."""
-    where = store.cache_folder(folder)
+    where = disk.cache_folder(folder)
     if where is None:
         return make()
     path = where / f"{hashlib.sha256(repr((code(tuple(sorted(figures))), key)).encode()).hexdigest()}.json"
@@ -80,4 +79,4 @@ def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
     def dump(value) -> bytes | None:
         return json.dumps(value, ensure_ascii=False).encode("utf-8") if keep(value) else None
 
-    return store.kept_or_made(path, json.loads, make, dump, what)
+    return disk.kept_or_made(path, json.loads, make, dump, what)

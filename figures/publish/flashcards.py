@@ -24,8 +24,7 @@ from pathlib import Path
 
 import genanki
 
-from mha_ref import store
-
+from ..keep import disk, reach
 from ..text import maths
 from ..text.constructs import first_sentence
 
@@ -171,19 +170,19 @@ def files(docs_dir: Path, lang: str, site: str) -> dict[str, bytes]:
             made.update({paths["apkg"]: anki_bytes(found, lang), paths["csv"]: csv_bytes(found, lang)})
         return made
 
-    return {path: store.kept_or_made(None if folder is None else folder / f"{key}.{path.rsplit('/', 1)[1]}",
+    return {path: disk.kept_or_made(None if folder is None else folder / f"{key}.{path.rsplit('/', 1)[1]}",
                                      bytes, lambda path=path: make()[path], bytes, "a glossary card file")
             for path in download_names(lang).values()}
 
 
-def cache_key(source: str, lang: str, site: str, root: Path = store.ROOT) -> str:
+def cache_key(source: str, lang: str, site: str, root: Path = disk.ROOT) -> str:
     """The kept files' name: a digest of the code making them, as far as it reaches (CodeReach: this
     module and what it calls, first_sentence included), of the glossary's text, genanki's version,
     the language and the address."""
     salt = "\0".join((hashlib.sha256(source.encode()).hexdigest(), genanki.__version__, lang, site))
-    return store.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "files"), salt=salt)[:32]
+    return reach.CodeReach(root, by_name=("figures", "mha_ref")).digest((__name__, "files"), salt=salt)[:32]
 
 
 def cache_folder() -> Path | None:
-    """Where the card files are kept: under the build's cache folder (mha_ref.store), None if off."""
-    return store.cache_folder("flashcards")
+    """Where the card files are kept: under the build's cache folder (figures.keep.disk), None if off."""
+    return disk.cache_folder("flashcards")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from mha_ref import store
+from ..keep import switches
 
 # The checkout's, beside the code; for the code installed from a wheel (site-packages holds none),
 # the one in the folder the site is built in, beside mkdocs.yml (tests/test_wheel.py)
@@ -67,7 +67,7 @@ class IdentityError(ValueError):
 
 
 RELEASE_ENV = "MIKE_DOCS_VERSION"  # what `mike deploy` sets for the build it runs: the version deployed
-LATEST = "latest"  # the alias of the newest release (README, "Releases"); the root redirects to it
+LATEST = "latest"  # the alias of the newest release (.github/CONTRIBUTING.md, "Releases"); the root redirects to it
 SITE_URL_ENV = "MHA_SITE_URL"  # the address a build is published at, when not pyproject's (a Pages workflow)
 SOURCE_LINK_FIELDS = ("repository", "version", "path", "line")
 # A release's version is its folder on the Pages branch and its tag's name: plain X.Y.Z, so that no
@@ -271,7 +271,7 @@ def placeholder_notice(site_url: str) -> str | None:
 
 def require_real_site_url() -> bool:
     """Whether this build must have a real address (a publishing workflow sets REQUIRE_SITE_URL_ENV)."""
-    return store.env_switch(REQUIRE_SITE_URL_ENV, False)
+    return switches.env_switch(REQUIRE_SITE_URL_ENV, False)
 
 
 def _tables(pyproject: Path) -> tuple[_Table, _Table]:

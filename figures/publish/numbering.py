@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from mha_ref import store
-
+from ..keep import switches
 from ..engine import registry
 from ..kit.words import LANGS
-from ..text.constructs import FIGURE, MarkupError, outside_code
+from ..text.constructs import FIGURE, MarkupError
+from ..text.markdown_code import outside_code
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,8 +75,7 @@ def _known_and_once(docs_dir: Path, page: str, lang: str, found: list) -> None:
     seen = set()
     for m in found:
         if m["id"] not in registry.ORDER:
-            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: unknown figure id {m['id']!r}; "
-                              f"registered ids: {', '.join(registry.ORDER)}")
+            raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: {registry.unknown(m['id'])}")
         if m["id"] in seen:
             raise MarkupError(f"{_line(docs_dir, page, lang, m.start())}: figure {m['id']!r} is placed twice; "
                               "its anchor must be unique")
@@ -154,7 +153,7 @@ BUILD_EN_ENV = "MHA_BUILD_EN"  # a switch, on unless "0" (or off, no, false): th
 
 def build_en() -> bool:
     """Whether the English pages are built too (mkdocs.yml's en language; hooks.on_config sets it)."""
-    return store.env_switch(BUILD_EN_ENV, True)
+    return switches.env_switch(BUILD_EN_ENV, True)
 
 
 def site_numbers(langs=LANGS) -> dict:

@@ -11,7 +11,7 @@ from ..engine.sources import BY_NAME, ROOT, Sources
 from .identity import IDENTITY
 
 
-NOT_NUMBERS = (f"{BY_NAME}.checks", f"{BY_NAME}.store")
+NOT_NUMBERS = (f"{BY_NAME}.checks",)
 
 
 class Source(NamedTuple):
@@ -34,7 +34,7 @@ def provenance(fig_id: str) -> tuple[Source, ...]:
     own = sources.module(module).path.relative_to(ROOT).as_posix()
     found = [Source(own, own, 1, IDENTITY.source_url(own, 1))]
     # public functions only: a private helper is part of the public function that calls it;
-    # mha_ref.checks only refuses bad input and mha_ref.store only keeps results: no number there
+    # mha_ref.checks only refuses bad input: no number there
     reached = [u for u in sources.figure_units(module) if u[0].split(".")[0] == BY_NAME and u[0] not in NOT_NUMBERS
                and u[1] and not u[1].startswith("_")]
     for name, part in sorted(reached):

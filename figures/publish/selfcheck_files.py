@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mha_ref import store
+from ..keep import disk, reach
 from mha_ref.selfcheck import check
 
 VECTORS = f"downloads/{check.VECTORS}"  # below a language's root; pages link them relative to docs/
@@ -20,13 +20,13 @@ SOURCE = Path(check.__file__)  # the script is the checker's own file, as it is
 def files() -> dict[str, bytes]:
     """path below the site's root -> bytes, the same for both languages."""
     salt = f"numpy {np.__version__} python {platform.python_version()}"
-    key = store.CodeReach().digest(("mha_ref.vectors", "npz_bytes"), salt=salt)[:32]
-    folder = store.cache_folder()
+    key = reach.CodeReach().digest(("mha_ref.vectors", "npz_bytes"), salt=salt)[:32]
+    folder = disk.cache_folder()
     kept = None if folder is None else folder / "selfcheck" / f"{key}.npz"
 
     def make() -> bytes:
         from mha_ref import vectors  # computing them imports the whole reference: only on a cold cache
         return vectors.npz_bytes()
 
-    npz = store.kept_or_made(kept, bytes, make, bytes, "the self-check's test vectors")
+    npz = disk.kept_or_made(kept, bytes, make, bytes, "the self-check's test vectors")
     return {VECTORS: npz, SCRIPT: SOURCE.read_bytes()}

@@ -3,7 +3,7 @@
 `snapshot()` reads this checkout (its mkdocs.yml nav, its docs, its figures and its quantities) and
 gives a JSON-ready mapping:
 
-- `quantities`: every named number (mha_ref.quantities) and its value;
+- `quantities`: every named number (figures.numbers.quantities) and its value;
 - `figures`: per figure id, a digest of its data table in each language (`data`), or, for a figure
   without data(), the digest of the code it is drawn from (`code`, the figure cache's key without
   the environment): drawing every frame to compare its bytes would cost a whole build;
@@ -28,7 +28,8 @@ from pathlib import Path
 
 from ..engine import registry
 from ..kit.words import LANGS
-from ..text.constructs import TABLE, VALUE, outside_code
+from ..text.constructs import TABLE, VALUE
+from ..text.markdown_code import outside_code
 from . import bundles, numbering
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +138,10 @@ def _mkdocs_yml(path: Path) -> dict:
 
 def snapshot(root: Path = ROOT) -> dict:
     """This tree's snapshot (the module's docstring says what it holds)."""
-    from mha_ref import quantities
+    try:
+        from ..numbers import quantities
+    except ImportError:  # copied into a tree older than figures/numbers/ (_tree_snapshot): its registry was mha_ref's
+        from mha_ref import quantities
     from ..engine.sources import Sources
     from ..gallery import ORDER
 

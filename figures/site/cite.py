@@ -17,7 +17,7 @@ from pathlib import Path
 from ..engine import registry
 from ..publish import numbering
 from ..publish.identity import IDENTITY, LICENCE_FILES, Identity, attribute_url, licence_name, percent_encoded
-from ..text import constructs
+from ..text import constructs, markdown_code
 
 ANCHOR = "cite"  # the section's id, the same in every language
 PLACEHOLDER = "YYYY-MM-DD"  # the day the reader read the page: GB/T's 引用日期, BibTeX's urldate
@@ -235,7 +235,7 @@ def english_title(zh_source: str) -> str:
 def page_section(root: Path, page_markdown: str, page, lang: str, nav_entry: str) -> str:
     """The page's updated line and cite section; its citation meta tags go to page.meta, which
     overrides/main.html prints."""
-    modules = [registry.module_name(m["id"]) for m in constructs.outside_code(constructs.FIGURE, page_markdown)]
+    modules = [registry.module_name(m["id"]) for m in markdown_code.outside_code(constructs.FIGURE, page_markdown)]
     title = numbering.TITLE.search(page_markdown)
     if title is None:
         raise ValueError(f"{page.file.src_uri}: a page starts with its title, '# Title {{#id}}', which its citation names")

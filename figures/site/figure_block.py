@@ -121,7 +121,7 @@ def downloads_html(fig_id: str, lang: str, url: Callable[[str], str], shown, cop
     every frame as one zip per format, and (`copy_link`, a figure placed on its page) a link that
     copies the figure's address. That link is the figure's anchor: mha-figures.js copies it resolved
     against the address the reader is on, which is right on any host, where site_url may not be. In
-    a release (README, "Releases"), two links: the figure's frozen address in this release, and
+    a release (.github/CONTRIBUTING.md, "Releases"), two links: the figure's frozen address in this release, and
     beside it its living one in the newest (`number`: the figure's FigureNumber, its page). `label`,
     the figure's number as printed, leads each saved file's name (bundles.download_name)."""
     words = WORDS[lang]

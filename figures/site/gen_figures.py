@@ -18,11 +18,11 @@ from mkdocs.exceptions import PluginError
 from figures.engine import pool, registry
 from figures.engine.cache import from_env
 from figures.engine.render import FigureError, fill_cache, not_cached, render_files
+from figures.keep import disk
 from figures.kit.words import LANGS
-from figures.publish import bundles, decks
+from figures.publish import bundles, deck_files, decks
 from figures.site import cards, later, linked
 from figures.text.constructs import MarkupError
-from mha_ref import store
 
 log = logging.getLogger("mkdocs.plugins.figures")
 config = mkdocs_gen_files.config
@@ -73,7 +73,7 @@ try:
     # The first language's build draws every language's missing frames in one pool; the other
     # languages' builds then find theirs in the cache.
     if cache is not None and lang == i18n.default_language:
-        store.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
+        disk.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
         if drawing is None:  # mkdocs build: every frame drawn before a page is made
             filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info)
         elif not_cached(cache, built, formats=formats):  # mkdocs serve: the pages now, the frames after them
@@ -86,7 +86,7 @@ try:
     counts["files"] += bundles.write_tables((lang,), [i for i in registry.ORDER if i not in later_ids], write,
                                             keep_going=show)
     if pdfs:  # the slide decks, made of the frames' PDFs: none without downloads
-        counts["files"] += len(decks.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
+        counts["files"] += len(deck_files.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
 except FigureError as e:
     raise PluginError(f"{e.headline}\n{e.trace}") from None
 except MarkupError as e:  # a caption's construct, met while stamping a file: its own line says where

@@ -11,7 +11,6 @@ import importlib
 import logging
 import os
 import posixpath
-import re
 import sys
 from html import escape
 from pathlib import Path
@@ -19,7 +18,6 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
-from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[2]
 OUR_PACKAGES = ("mha_ref", "figures")
@@ -167,6 +165,10 @@ def on_pre_build(config):
     except numbering.MarkupError as e:
         raise PluginError(str(e)) from e
     config["figure_numbers"] = numbers  # figure id -> FigureNumber: the gen-files script and every page read it
+    # the pages that carry a number (the one their figures carry), with titles and reading times:
+    # the nav and {{ contents }} read them
+    config["numbered_pages"] = importlib.import_module("figures.publish.contents").numbered_pages(
+        Path(config.docs_dir), config.nav, config.plugins["i18n"].all_languages, numbers)
 
 
 @event_priority(-200)  # after static-i18n's own on_files (-100)
@@ -227,71 +229,7 @@ def _under(lang: str, f, config) -> None:
 
 
 def on_page_markdown(markdown, page, config, files):
-    markup = importlib.import_module("figures.site.markup")
-    where = page.file.src_uri
-
-    def _written(path: str):
-        """The file the build wrote below the site's figures/, or None."""
-        return files.get_file_from_path(f"figures/{path}")
-
-    def _written_url(path: str) -> str | None:
-        """A file below the site's figures/, linked from this page; None if the build wrote none."""
-        f = _written(path)
-        return None if f is None else get_relative_url(f.url, page.url)
-
-    def url(path: str) -> str:
-        link = _written_url(path)
-        if link is None:
-            raise PluginError(f"{where}: the figure file figures/{path} was not generated")
-        return link
-
-    def size(path: str) -> tuple[int, int] | None:
-        f = _written(path)
-        if f is None:
-            return None
-        with open(f.abs_src_path, "rb") as svg:
-            return importlib.import_module("figures.publish.bundles").svg_size(svg.read(2048))
-
-    nav_entry = re.sub(r"\.[a-z]{2}(?:_[A-Z]{2})?\.md$", ".md", where)  # index.en.md -> index.md
-    changes = importlib.import_module("figures.site.changes")
-    try:  # the "what changed" page's tables, before the constructs they may name are expanded
-        markdown = changes.expand(markdown, _lang(config), _written_url, page.url.count("/"))
-    except changes.ChangesError as e:
-        raise PluginError(f"{where}: {e}") from e
-    try:
-        file, first_line = _source_file(page, markdown)
-        numbers = config["figure_numbers"]
-        # the figure files this build wrote: a page links only those (a frame that failed under serve has none)
-        written = hashlib.sha256("\n".join(sorted(u for u in (files.src_uris if files else ()) if u.startswith("figures/"))).encode())
-        text, _ = markup.kept_expansion(
-            (markdown, _lang(config), file, first_line, repr(numbers), nav_entry, _serving, page.url, written.hexdigest()),
-            lambda: markup.expand(markdown, _lang(config), url, file, numbers, nav_entry, _serving, size, first_line))
-    except importlib.import_module("figures.text.constructs").MarkupError as e:
-        raise PluginError(str(e)) from e
-
-    def linked(path: str) -> tuple[str, int] | None:
-        """A file below figures/ as this page links it, with its size in bytes; None if not written."""
-        f = _written(path)
-        return None if f is None else (get_relative_url(f.url, page.url), os.path.getsize(f.abs_src_path))
-
-    text += importlib.import_module("figures.site.slides").section(nav_entry, _lang(config), config["figure_numbers"], linked)
-    try:
-        return text + importlib.import_module("figures.site.cite").page_section(ROOT, markdown, page, _lang(config), nav_entry)
-    except ValueError as e:
-        raise PluginError(str(e)) from e
-
-
-
-
-def _source_file(page, markdown: str) -> tuple[str, int]:
-    """The page's file as an error names it ("docs/one-head-blends.en.md", from the checkout's
-    root), and the line of that file `markdown` starts on (MkDocs has cut any YAML front matter)."""
-    if page.file.abs_src_path is None:  # a generated page
-        return page.file.src_uri, 1
-    path = Path(page.file.abs_src_path).resolve()
-    raw = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
-    first = raw[:len(raw) - len(markdown)].count("\n") + 1 if raw.endswith(markdown) else 1
-    return (path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)), first
+    return importlib.import_module("figures.site.page_markdown").expand(markdown, page, config, files, _serving)
 
 
 PERMALINK_TITLE = {"zh": "本节的固定链接"}  # the toc extension's English title, for other languages
@@ -325,7 +263,9 @@ def on_page_content(html, page, config, files):
 
 
 def on_page_context(context, page, config, nav):
-    """The footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    """Each numbered page's number before its title in the nav (figures/site/contents.py); the
+    footer's offer of the offline copy (overrides/partials/copyright.html), when there is one."""
+    importlib.import_module("figures.site.contents").number_the_nav(nav, config.get("numbered_pages") or [])
     zip_path = config.extra.get("mha_offline_zip")  # offline_reading.configure
     if zip_path:
         context["mha_offline_zip"] = importlib.import_module("figures.site.offline_reading").footer_text(

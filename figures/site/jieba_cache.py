@@ -3,7 +3,7 @@
 Material's search cuts Chinese text into words with jieba, which keeps its dictionary's prefix table
 in a file (jieba.cache, about a second saved per process) in the system's temporary folder unless
 told another: there it stayed after every build and `mkdocs serve`. It is kept in the build's cache
-folder instead (mha_ref.store.cache_folder, jieba/), or with the cache off in a temporary folder of
+folder instead (figures.keep.disk.cache_folder, jieba/), or with the cache off in a temporary folder of
 this process's own, removed when it ends.
 """
 
@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mha_ref import store
+from ..keep import disk
 
 _own: Path | None = None  # the temporary folder made with the cache off, removed at exit
 
@@ -26,7 +26,7 @@ def place() -> None:
         import jieba
     except ImportError:  # Material's search without Chinese: no cutter, no cache
         return
-    folder = store.cache_folder("jieba")
+    folder = disk.cache_folder("jieba")
     if folder is None:
         if _own is None:
             _own = Path(tempfile.mkdtemp(prefix="mha-jieba-"))

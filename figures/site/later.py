@@ -97,11 +97,13 @@ def _rebuild(server) -> None:
 def model_values() -> frozenset[str]:
     """The named numbers of page 4's model (tiny/lm_heads.py, tiny/lm_findings.py): its seeds trained."""
     from mha_ref.tiny import lm_findings, lm_heads
-    return frozenset(lm_heads.quantities()) | frozenset(lm_findings.quantities())
+    from ..keep import tiny_lm
+    return frozenset(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts)) | \
+        frozenset(lm_findings.quantities(tiny_lm.all_seeds))
 
 
 def model_ready() -> bool:
     """Whether every seed of page 4's model is trained and measured, kept on disk (read, not trained)."""
-    from mha_ref.tiny import lm_heads
-    done, total = lm_heads.progress()
+    from ..keep import tiny_lm
+    done, total = tiny_lm.progress()
     return done == total

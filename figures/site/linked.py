@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File
 
-from mha_ref.store import FOLDER_MODE, MODE
+from ..keep.disk import FOLDER_MODE, MODE
 
 # config key: the gen-files script's {path below docs/: kept file} for on_files to add (hooks.py)
 PLACED = "figure_files_linked"

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..text.constructs import (FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, VALUE, Located, MarkupError,
-                               expand_media, expand_values, outside_code, unclosed_fence)
+from ..text.constructs import (CONTENTS, FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, VALUE, Located, MarkupError,
+                               expand_media, expand_values)
+from ..text.markdown_code import outside_code, unclosed_fence
 from . import later
+from .contents import contents_markdown
 from .figure_block import figure_html
 from .gallery import gallery_markdown
 from .tables import references_markdown, table_markdown
@@ -24,7 +26,8 @@ from ..publish.expansions import PAGES
 
 def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers: dict | None = None,
            page: str | None = None, show_failures: bool = False,
-           size: Callable[[str], tuple[int, int] | None] | None = None, first_line: int = 1) -> tuple[str, list[str]]:
+           size: Callable[[str], tuple[int, int] | None] | None = None, first_line: int = 1,
+           pages: list | None = None) -> tuple[str, list[str]]:
     """Expand every construct of a page. Returns the new Markdown and the figure ids in order.
 
     where: the page's file, as errors name it with the line ("docs/x.en.md:42: ..."), text starting
@@ -32,6 +35,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     numbers: the site's figure numbers (numbering.figure_numbers) and page: this page's nav entry.
     Without them (a text on its own) a figure is numbered by its place in the text.
     show_failures, size: as in figure_html.
+    pages: the site's numbered pages (publish/contents.numbered_pages), for {{ contents }}.
     """
     placed: list[str] = []
     source = Located(text, where, first_line=first_line)
@@ -63,6 +67,7 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     source = source.replace(GALLERY, lambda m, at: gallery_markdown(lang, url, numbers or {}, page or "", at,
                                                                      show_failures, size))
     source = source.replace(REFERENCES, lambda m, at: references_markdown())
+    source = source.replace(CONTENTS, lambda m, at: _contents(pages, lang, page, at))
     source = source.replace(TABLE, lambda m, at: table_markdown(m["name"], lang, at))
     waiting = later.waiting_values() if show_failures else frozenset()
     if waiting:  # mkdocs serve, page 4's model still training: those numbers are marks until it is done
@@ -71,9 +76,15 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     leftover = outside_code(LEFTOVER, source.text)
     if leftover:  # a typo, or a block construct written inside a paragraph
         raise MarkupError(f"{source.where(leftover[0].start())}: unknown or misplaced construct "
-                          f"{leftover[0].group(0)!r}; use figure, table, gallery or references on a line of "
+                          f"{leftover[0].group(0)!r}; use figure, table, gallery, contents or references on a line of "
                           "their own, or value")
     return source.text, placed
+
+
+def _contents(pages: list | None, lang: str, page: str | None, at: str) -> str:
+    if pages is None or page is None:
+        raise MarkupError(f"{at}: {{{{ contents }}}} lists the site's numbered pages: it needs a page of the site")
+    return contents_markdown(pages, lang, page)
 
 
 def kept_expansion(page: tuple, make: Callable[[], tuple[str, list[str]]]) -> tuple[str, list[str]]:

@@ -33,7 +33,7 @@ A fourth change is not about styling:
    menu that drops the reader's place. The bundle is shipped selecting only the alternate links
    without hreflang (an RSS feed's, which this site has none of): `without_twin_fetch`.
 
-5. **The versions' root.** In a release (README, "Releases"), Material's version selector reads
+5. **The versions' root.** In a release (.github/CONTRIBUTING.md, "Releases"), Material's version selector reads
    mike's versions.json beside the release's folder and names the release from the last folder of
    its script's base. An English page's base is its language's root (`en/`, for its own search:
    figures/site/language.py), which would name the release "en" and look for versions.json in the

@@ -21,8 +21,7 @@ import fontTools.subset
 from fontTools.ttLib import TTFont
 from mkdocs.structure.files import File, Files
 
-from mha_ref import store
-
+from ..keep import disk
 from . import offline
 
 PACKAGE = "@fontsource/stix-two-math@5.3.0"
@@ -104,14 +103,14 @@ def cut_to_pages(site_dir: Path) -> None:
     font, used = served.read_bytes(), used_characters(site_dir)
     key = hashlib.sha256(font + repr(sorted(used)).encode() + fontTools.version.encode()).hexdigest()[:32]
     folder = cache_folder()
-    cut = store.kept_or_made(None if folder is None else folder / f"{key}.woff2", _read_font,
+    cut = disk.kept_or_made(None if folder is None else folder / f"{key}.woff2", _read_font,
                              lambda: subset(font, used), bytes, "the maths' font cut to the pages")
     served.write_bytes(cut)
 
 
 def cache_folder() -> Path | None:
-    """Where the cut fonts are kept: under the build's cache folder (mha_ref.store), None if off."""
-    return store.cache_folder("math-font")
+    """Where the cut fonts are kept: under the build's cache folder (figures.keep.disk), None if off."""
+    return disk.cache_folder("math-font")
 
 
 def _read_font(data: bytes) -> bytes:

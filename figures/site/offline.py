@@ -24,8 +24,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from mha_ref import store
-
+from ..keep import disk
 from ..publish.identity import LICENCE_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +57,7 @@ def npm_file(spec: str, member: str, cache: Path = NPM_CACHE) -> Path:
         try:
             data = _member(tarball, member)
         except UNREADABLE as e:
-            store.drop(tarball, f"npm cache: {tarball} cannot be read ({type(e).__name__}: {e}): "
+            disk.drop(tarball, f"npm cache: {tarball} cannot be read ({type(e).__name__}: {e}): "
                        "dropped, fetching it again")
     if data is None:
         _pack(spec, cache, tarball)
@@ -111,8 +110,8 @@ def _keep(kept: Path, data: bytes, cache: Path) -> None:
         if kept.is_file() and kept.read_bytes() == data:
             return
         if kept.exists():
-            store.drop(kept, f"npm cache: {kept} differs from the file in its package: dropped, written again")
-        store.write_atomic(kept, data)  # a killed build leaves no half file
+            disk.drop(kept, f"npm cache: {kept} differs from the file in its package: dropped, written again")
+        disk.write_atomic(kept, data)  # a killed build leaves no half file
     except OSError as e:
         raise NpmError(f"cannot write {kept} ({e.strerror or e}): make {cache} writable") from None
 

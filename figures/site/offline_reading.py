@@ -8,7 +8,7 @@
   where browsers refuse workers) nor `mkdocs serve` (whose figures change under the same URLs on
   every save) registers it; under serve, sw.js is a worker that only retires one a reader's
   browser may still hold for this address, with its cache.
-- MHA_OFFLINE_ZIP=PATH: the offline copy, zipped (README), is put into the site as
+- MHA_OFFLINE_ZIP=PATH: the offline copy, zipped (.github/CONTRIBUTING.md), is put into the site as
   mha-offline.zip, and every page's footer offers it with its size. Without it, no link: a local
   build has no zip to offer (the Pages workflow builds one).
 """
@@ -122,7 +122,7 @@ def offline_zip() -> Path | None:
         return None
     path = Path(value)
     if not path.is_file() or not zipfile.is_zipfile(path):
-        raise PluginError(f"{ZIP_ENV}={value!r}: no zip file there (make one: README, 'A copy for a room without network')")
+        raise PluginError(f"{ZIP_ENV}={value!r}: no zip file there (make one: .github/CONTRIBUTING.md, 'A copy for a room without network')")
     try:
         with zipfile.ZipFile(path) as z:
             unpacked = sum(member.file_size for member in z.infolist())
@@ -138,7 +138,7 @@ def offline_zip() -> Path | None:
         damaged = f"{type(e).__name__}: {e}"
     if damaged is not None:
         raise PluginError(f"{ZIP_ENV}={value!r}: the zip is damaged ({damaged}); make it again "
-                          "(README, 'A copy for a room without network')")
+                          "(.github/CONTRIBUTING.md, 'A copy for a room without network')")
     return path
 
 

@@ -32,8 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from mha_ref import store
-
+from ..keep import disk, switches
 from ..publish import identity
 from . import offline_reading
 
@@ -42,7 +41,7 @@ NOT_FOUND = "404.html"
 CITATION = "CITATION.cff"
 # what a build reads from a path in the environment: resolved against the folder the release runs
 # from, since mike builds in the tag's tree
-PATH_ENVS = (store.CACHE_ENV, offline_reading.ZIP_ENV)
+PATH_ENVS = (disk.CACHE_ENV, offline_reading.ZIP_ENV)
 
 
 class ReleaseError(Exception):
@@ -120,7 +119,7 @@ def check_citation(version: str, tree: Path) -> None:
     day = _git("log", "-1", "--format=%cs", "HEAD", cwd=tree)
     if problems := citation_problems(tree, day):
         raise ReleaseError(f"v{version} cannot be released as tagged: {'; '.join(problems)}. Set each in its file "
-                           f"(README, \"Releases\"), commit, and tag that commit (git tag -f v{version})")
+                           f"(.github/CONTRIBUTING.md, \"Releases\"), commit, and tag that commit (git tag -f v{version})")
 
 
 @contextlib.contextmanager
@@ -183,7 +182,7 @@ def release(remote: str = "origin", branch: str = "gh-pages", push: bool = False
     scripts = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
     for name in PATH_ENVS:
-        if env.get(name, "").strip() and not store.switched_off(name):
+        if env.get(name, "").strip() and not switches.switched_off(name):
             env[name] = str(Path(env[name].strip()).resolve())
     mike = [str(Path(scripts) / "mike")]
     where = ["--remote", remote, "--branch", branch] + (["--push"] if push else [])

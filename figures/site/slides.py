@@ -3,7 +3,7 @@ page that explains figures, for its own deck, and one on the gallery for every p
 
 A deck is linked only when the build wrote it (a build without downloads, or a page whose frame
 failed under `mkdocs serve`, has none), with its size and a download name that says the page,
-the language and the scheme (decks.download_name).
+the language and the scheme (deck_files.download_name).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import html
 from collections.abc import Callable
 
 from ..engine.render import frames
-from ..publish import decks
+from ..publish import deck_files, decks
 from .offline_reading import size_text
 
 GALLERY = "gallery.md"
@@ -38,10 +38,10 @@ def _links(home: str, lang: str, page: int, written: Callable[[str], tuple[str, 
     docs/); None if the build wrote none."""
     w, found = WORDS[lang], []
     for scheme in decks.SCHEMES:
-        file = written(decks.path(home, scheme))
+        file = written(deck_files.path(home, scheme))
         if file is not None:
             href, size = file
-            found.append(f'<a href="{html.escape(href)}" download="{decks.download_name(home, lang, scheme, page)}">'
+            found.append(f'<a href="{html.escape(href)}" download="{deck_files.download_name(home, lang, scheme, page)}">'
                          f"{w[scheme]}</a>{'（' if lang == 'zh' else ' ('}{size_text(size)}{'）' if lang == 'zh' else ')'}")
     return w["sep"].join(found) or None
 

@@ -2,14 +2,14 @@
 arcs, which way the repeat heads look, the ceiling the sentence ends put on a neighbour head, and the
 pruning curves read the same way at two points.
 
-Everything here reads lm_heads.all_seeds() (kept on disk) and measures nothing again: a new reading
-costs no re-measuring of the seeds.
+Everything here reads the seeds' measurements (lm_heads.measured, kept on disk by
+figures/keep/tiny_lm.py) and measures nothing again: a new reading costs no re-measuring of the seeds.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -110,12 +110,17 @@ def below_all(s: lm_heads.SeedHeads, k: int) -> bool:
     return loss <= band.low
 
 
-def quantities() -> dict[str, Callable[[], float | int]]:
-    """Facts over every seed, for mha_ref.quantities."""
-    seeds_where, over = lm_heads.seeds_where, lm_heads.over_seeds
+def quantities(all_seeds: Callable[[], Sequence[lm_heads.SeedHeads]]) -> dict[str, Callable[[], float | int]]:
+    """Facts over every seed, for figures.numbers.quantities: all_seeds() gives every seed's measurements."""
+
+    def seeds_where(test: Callable[[lm_heads.SeedHeads], bool]) -> int:
+        return lm_heads.seeds_where(test, all_seeds())
+
+    def over(reduce, per_seed):  # reduce (min, max, sum, a median) of one number per seed
+        return lambda: reduce([per_seed(s) for s in all_seeds()])
 
     def every(per_verdict, reduce):  # reduce over every verdict of every seed
-        return lambda: reduce([per_verdict(a) for s in lm_heads.all_seeds() for _, _, a in passes(s)])
+        return lambda: reduce([per_verdict(a) for s in all_seeds() for _, _, a in passes(s)])
     late = lm_heads.LATE
     return {
         # the most seeds any one dependency relation has a syntactic head in (the page names the relations that reach it)

@@ -15,26 +15,24 @@ For one seed:
   (lm.evaluate: loss, accuracy, accuracy per relation). A set of masked heads gives the same model whatever order masked it, so
   each set is evaluated once (at most 2^(L h) = 256 of them).
 
-all_seeds() does it for every seed of lm_train.SEEDS; `python -m mha_ref.tiny.lm_heads` prints it.
-seed_heads keeps each seed's measurements on disk beside the weights (lm-heads/<digest>.json, a digest
-of the code measuring reaches): they take about twenty seconds of one core per seed.
+measured(model, seed, counts) does it for one seed's model, in about twenty seconds of one core;
+what holds over the seeds is read from their measurements, whoever made them (quantities). The
+site trains and measures every seed of lm_train.SEEDS once and keeps both on disk
+(figures/keep/tiny_lm.py; `python -m figures.numbers.seeds` prints them with lm_table.py).
 """
 
 from __future__ import annotations
 
 import functools
-import io
-import platform
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from .. import roles, store
+from .. import roles
 from . import importance as imp
-from . import arithmetic, language, lm, lm_train, voita
+from . import language, lm, lm_backward, lm_train, voita
+
 
 RANDOM_ORDERS = 20  # random pruning orders per seed: the band the importance order is read against
 SURVIVOR_DROP = 0.05  # survivors: heads left when accuracy is last within 5 points of the full model's
@@ -60,28 +58,10 @@ class HeadVerdict(NamedTuple):
         return f"L{self.measures.layer}H{self.measures.head}"
 
 
-@functools.lru_cache(maxsize=4)
 def training_counts(config: lm_train.LMTrainConfig = lm_train.CONFIG) -> np.ndarray:
-    """[vocab] every token's count in the training sentences: what 'rare' is measured against. Kept
-    on disk beside the measurements (cache_folder), under a digest of the code that counts and the
-    configuration: a build reads it instead of writing out every training sentence again."""
-    folder = cache_folder()
-    salt = f"{config!r} numpy {np.__version__} python {platform.python_version()}"
-    path = None if folder is None else folder / f"counts-{store.CodeReach().digest((__name__, '_counted'), salt=salt)}.npy"
-    counts = store.kept_or_made(path, lambda data: np.load(io.BytesIO(data), allow_pickle=False),
-                                functools.partial(_counted, config), _npy, "the training sentences' token counts")
-    counts.setflags(write=False)  # shared by every caller
-    return counts
-
-
-def _npy(a: np.ndarray) -> bytes:
-    out = io.BytesIO()
-    np.save(out, a, allow_pickle=False)
-    return out.getvalue()
-
-
-def _counted(config: lm_train.LMTrainConfig) -> np.ndarray:
+    """[vocab] every token's count in the training sentences: what 'rare' is measured against."""
     return language.counts(lm_train.data(config)[0])
+
 
 
 def maps_of(model: lm.Model, sentences: Sequence[language.Sentence]) -> list[np.ndarray]:
@@ -122,8 +102,8 @@ def sentence_batch(sentence: language.Sentence) -> lm.Batch:
 
 
 def gate_gradient(model: lm.Model, batch: lm.Batch, gates: np.ndarray) -> np.ndarray:
-    """gates [L, h] -> [L, h] d loss / d gates, the loss lm.loss_and_grads' (mean over masked tokens)."""
-    return lm.loss_and_grads(model, batch, np.asarray(gates, dtype=model.embed.dtype))[2]
+    """gates [L, h] -> [L, h] d loss / d gates, the loss lm_backward.loss_and_grads' (mean over masked tokens)."""
+    return lm_backward.loss_and_grads(model, batch, np.asarray(gates, dtype=model.embed.dtype))[2]
 
 
 def head_importance(model: lm.Model, sentences: Sequence[language.Sentence]) -> np.ndarray:
@@ -189,81 +169,13 @@ def measure(model: lm.Model, held_out: Sequence[language.Sentence], pruned_on: S
     return SeedHeads(seed, head_verdicts(model, held_out, counts, top_k), importance,
                      pruning(evaluator(model, pruned_on), importance, seed))
 
+def measured(model: lm.Model, seed: int, counts: np.ndarray, config: lm_train.LMTrainConfig = lm_train.CONFIG) -> SeedHeads:
+    """lm_train's model of this seed measured the page's way: roles on its held-out sentences,
+    importance on the first IMPORTANCE_SENTENCES training sentences, pruning curves on the first
+    PRUNE_SENTENCES held-out ones through every head; counts: training_counts(config)."""
+    train_set, held = lm_train.data(config)
+    return measure(model, held, held[:PRUNE_SENTENCES], train_set[:IMPORTANCE_SENTENCES], counts, seed)
 
-@functools.lru_cache(maxsize=8)
-def _roles_and_importance(seed: int) -> tuple[tuple[HeadVerdict, ...], np.ndarray]:
-    train_set, held = lm_train.data()
-    model = lm_train.trained(seed).model
-    return head_verdicts(model, held, training_counts()), head_importance(model, train_set[:IMPORTANCE_SENTENCES])
-
-
-@functools.lru_cache(maxsize=8)
-def _evaluator(seed: int) -> Callable[[np.ndarray], imp.Evaluation]:
-    return evaluator(lm_train.trained(seed).model, lm_train.held_out()[:PRUNE_SENTENCES])
-
-
-@functools.lru_cache(maxsize=16)
-def seed_heads(seed: int) -> SeedHeads:
-    """lm_train's model of this seed: roles on its held-out sentences, importance on the first
-    IMPORTANCE_SENTENCES training sentences, pruning curves on the first PRUNE_SENTENCES held-out ones
-    through every head. Kept on disk beside the weights (cache_folder) under a digest of the code
-    measuring reaches, the weights' code included (code_digest): every process of a build, and every
-    later build, reads it from there."""
-    folder = cache_folder()
-    return store.kept_or_made(None if folder is None else folder / f"{code_digest(seed)}.json",
-                              _read, functools.partial(arithmetic.run, __name__, "_measured", seed), _dump,
-                              "head measurements")
-
-
-def _measured(seed: int) -> SeedHeads:
-    heads, importance = _roles_and_importance(seed)
-    return SeedHeads(seed, heads, importance, pruning(_evaluator(seed), importance, seed))
-
-
-KEPT_TYPES = (SeedHeads, HeadVerdict, Pruning, roles.HeadMeasures, roles.ArcScore, imp.CurveStep)
-
-
-def _read(data: bytes) -> SeedHeads:
-    s = store.from_json(data.decode("utf-8"), KEPT_TYPES)
-    if not isinstance(s, SeedHeads):
-        raise ValueError(f"a kept {type(s).__name__}, not SeedHeads")
-    return s
-
-
-def _dump(s: SeedHeads) -> bytes:
-    return store.to_json(s).encode("utf-8")
-
-
-@functools.lru_cache(maxsize=32)  # a process reads the code it runs once; serve re-imports after an edit
-def code_digest(seed: int) -> str:
-    """sha256 of what decides a seed's measurements: the code _measured() reaches (lm_train.train and
-    what it reaches among it, so the weights' code too; comments and docstrings left out), the seed,
-    numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
-    salt = f"seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
-    return store.CodeReach().digest((__name__, "_measured"), salt=salt)
-
-
-def cache_folder() -> Path | None:
-    """Where the measurements are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    return store.cache_folder("lm-heads")
-
-
-def all_seeds(seeds: Sequence[int] = lm_train.SEEDS) -> tuple[SeedHeads, ...]:
-    """Every seed's heads: the roles per head per seed and the pruning order a figure draws. Seeds
-    not kept yet are trained and measured side by side (_side_by_side), not one after the other."""
-    return tuple(_side_by_side(seed_heads, seeds))
-
-
-def _side_by_side(each: Callable[[int], SeedHeads], seeds: Sequence[int]) -> list[SeedHeads]:
-    """[each(seed) for seed in seeds], the seeds side by side, one per core: each training and
-    measurement runs in a process of its own (arithmetic.run); where the arithmetic cannot be pinned
-    they run here, one after the other. Another process that needs the same seed waits for it (a
-    lock per kept file) and reads it."""
-    side_by_side = min(len(seeds), store.cores()) if arithmetic.pins() else 1
-    if side_by_side <= 1:
-        return [each(s) for s in seeds]
-    with ThreadPoolExecutor(side_by_side) as threads:
-        return list(threads.map(each, seeds))
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,14 +271,9 @@ def apart_heads(s: SeedHeads, relation: str, layer: int) -> int:
                for v in s.heads if layer_of(v) == layer)
 
 
-def seeds_where(test: Callable[[SeedHeads], bool], seeds: Sequence[int] = lm_train.SEEDS) -> int:
-    """In how many of the seeds test holds (their curves pruned through every head)."""
-    return sum(bool(test(s)) for s in all_seeds(seeds))
-
-
-def over_seeds(reduce: Callable, per_seed: Callable[[SeedHeads], float]) -> Callable[[], float]:
-    """A quantity: reduce (min, max, sum, a median) of one number per seed."""
-    return lambda: reduce([per_seed(s) for s in all_seeds()])
+def seeds_where(test: Callable[[SeedHeads], bool], seeds: Sequence[SeedHeads]) -> int:
+    """In how many of the seeds' measurements test holds (their curves pruned through every head)."""
+    return sum(bool(test(s)) for s in seeds)
 
 
 def _median(values) -> float:
@@ -377,9 +284,19 @@ HALF = lm_train.CONFIG.model.layers * lm_train.CONFIG.model.h // 2  # half the h
 LATE = 6  # heads masked where the importance order is read against the best random order
 
 
-def quantities() -> dict[str, Callable[[], float | int]]:
-    """Facts over every seed of lm_train.SEEDS, none from one seed alone, for mha_ref.quantities."""
+def quantities(all_seeds: Callable[[], Sequence[SeedHeads]],
+               counts: Callable[[], np.ndarray]) -> dict[str, Callable[[], float | int]]:
+    """Facts over every seed of lm_train.SEEDS, none from one seed alone, for figures.numbers.quantities:
+    all_seeds() gives every seed's measurements, counts() training_counts()."""
     cfg = lm_train.CONFIG
+
+    def where(test: Callable[[SeedHeads], bool]) -> int:
+        return seeds_where(test, all_seeds())
+
+    def over_seeds(reduce: Callable, per_seed: Callable[[SeedHeads], float]) -> Callable[[], float]:
+        """A quantity: reduce (min, max, sum, a median) of one number per seed."""
+        return lambda: reduce([per_seed(s) for s in all_seeds()])
+
     last = cfg.model.layers - 1
     q: dict[str, Callable[[], float | int]] = {
         # what was built (the same for every seed)
@@ -400,7 +317,7 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.prune_sentences": lambda: PRUNE_SENTENCES,
         "lm.random_orders": lambda: RANDOM_ORDERS,
         "lm.syntactic_margin_pts": lambda: voita.SYNTACTIC_MARGIN_PCT,
-        "lm.rare.top_k": lambda: voita.frequent_top_k(training_counts(), language.EOS),
+        "lm.rare.top_k": lambda: voita.frequent_top_k(counts(), language.EOS),
         "lm.rare.sentences": lambda: all_seeds()[0].heads[0].measures.rare_of,
         "lm.half": lambda: HALF,
         "lm.late": lambda: LATE,
@@ -408,19 +325,19 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.full_accuracy_min": over_seeds(min, lambda s: imp.measure_of(s.pruning.curve[0], "accuracy")),
         "lm.full_accuracy_max": over_seeds(max, lambda s: imp.measure_of(s.pruning.curve[0], "accuracy")),
         # confidence
-        "lm.seeds.most_confident_first_layer": lambda: seeds_where(lambda s: layer_of(most_confident(s)) == 0),
+        "lm.seeds.most_confident_first_layer": lambda: where(lambda s: layer_of(most_confident(s)) == 0),
         "lm.conf.last_layer_max": over_seeds(max, lambda s: max(v.measures.confidence for v in s.heads
                                                                 if layer_of(v) == last)),
         "lm.conf.first_layer_best_min": over_seeds(min, lambda s: max(v.measures.confidence for v in s.heads
                                                                       if layer_of(v) == 0)),
         # roles
-        "lm.seeds.positional": lambda: seeds_where(lambda s: has_role(s, "positional")),
-        "lm.seeds.positional_prev": lambda: seeds_where(lambda s: has_positional(s, -1)),
-        "lm.seeds.positional_next": lambda: seeds_where(lambda s: has_positional(s, 1)),
-        "lm.seeds.prev_best_first_layer": lambda: seeds_where(lambda s: layer_of(best_at(s, -1)) == 0),
-        "lm.seeds.next_best_first_layer": lambda: seeds_where(lambda s: layer_of(best_at(s, 1)) == 0),
-        "lm.seeds.syntactic": lambda: seeds_where(lambda s: has_role(s, "syntactic")),
-        "lm.seeds.rare": lambda: seeds_where(lambda s: has_role(s, "rare")),
+        "lm.seeds.positional": lambda: where(lambda s: has_role(s, "positional")),
+        "lm.seeds.positional_prev": lambda: where(lambda s: has_positional(s, -1)),
+        "lm.seeds.positional_next": lambda: where(lambda s: has_positional(s, 1)),
+        "lm.seeds.prev_best_first_layer": lambda: where(lambda s: layer_of(best_at(s, -1)) == 0),
+        "lm.seeds.next_best_first_layer": lambda: where(lambda s: layer_of(best_at(s, 1)) == 0),
+        "lm.seeds.syntactic": lambda: where(lambda s: has_role(s, "syntactic")),
+        "lm.seeds.rare": lambda: where(lambda s: has_role(s, "rare")),
         # how near the seeds came: each seed's best head, the weakest and the strongest seed
         "lm.prev_best_share_min": over_seeds(min, lambda s: best_share(s, -1)),
         "lm.prev_best_share_max": over_seeds(max, lambda s: best_share(s, -1)),
@@ -431,103 +348,23 @@ def quantities() -> dict[str, Callable[[], float | int]]:
         "lm.syntactic_heads.first_half": over_seeds(sum, lambda s: sum(pruned_in_first_half(s, v)
                                                                         for v in syntactic_heads(s))),
         # importance and pruning
-        "lm.seeds.top_head_has_role": lambda: seeds_where(lambda s: bool(most_important(s).roles)),
-        "lm.seeds.first_pruned_has_role": lambda: seeds_where(lambda s: bool(s.heads[s.pruning.order[0]].roles)),
+        "lm.seeds.top_head_has_role": lambda: where(lambda s: bool(most_important(s).roles)),
+        "lm.seeds.first_pruned_has_role": lambda: where(lambda s: bool(s.heads[s.pruning.order[0]].roles)),
         "lm.half.importance_loss_median": over_seeds(_median, lambda s: half_pruned(s)[0]),
         "lm.half.random_loss_median": over_seeds(_median, lambda s: half_pruned(s)[1].median),
-        "lm.half.seeds_below_random_median": lambda: seeds_where(lambda s: half_pruned(s)[0] < half_pruned(s)[1].median),
-        "lm.half.seeds_below_random_min": lambda: seeds_where(lambda s: half_pruned(s)[0] <= half_pruned(s)[1].low),
-        "lm.late.seeds_above_random_min": lambda: seeds_where(lambda s: pruned_at(s, "loss", LATE)[0]
+        "lm.half.seeds_below_random_median": lambda: where(lambda s: half_pruned(s)[0] < half_pruned(s)[1].median),
+        "lm.half.seeds_below_random_min": lambda: where(lambda s: half_pruned(s)[0] <= half_pruned(s)[1].low),
+        "lm.late.seeds_above_random_min": lambda: where(lambda s: pruned_at(s, "loss", LATE)[0]
                                                               > pruned_at(s, "loss", LATE)[1].low),
     }
     for relation in language.DEPENDENCIES:
-        q[f"lm.seeds.syntactic.{relation}"] = functools.partial(seeds_where, functools.partial(has_syntactic, relation=relation))
+        q[f"lm.seeds.syntactic.{relation}"] = functools.partial(where, functools.partial(has_syntactic, relation=relation))
         q[f"lm.best_margin.{relation}"] = over_seeds(max, functools.partial(best_margin, relation=relation))
     for relation in APART:
-        q[f"lm.seeds.apart.{relation}"] = functools.partial(seeds_where, functools.partial(has_apart, relation=relation))
+        q[f"lm.seeds.apart.{relation}"] = functools.partial(where, functools.partial(has_apart, relation=relation))
         q[f"lm.apart_heads.{relation}"] = over_seeds(sum, lambda s, r=relation: sum(
             apart_heads(s, r, layer) for layer in range(cfg.model.layers)))
         for layer in range(cfg.model.layers):
             q[f"lm.apart_heads.{relation}.layer{layer}"] = over_seeds(sum, functools.partial(apart_heads, relation=relation,
                                                                                              layer=layer))
     return q
-
-
-def progress() -> tuple[int, int]:
-    """(seeds whose measurements are kept on disk, seeds): how far prepare() has come, read without
-    training anything (a build's progress lines say it: figures/engine/progress.py)."""
-    folder = cache_folder()
-    kept = 0 if folder is None else sum(store.sealed_path(folder / f"{code_digest(s)}.json").is_file()
-                                        for s in lm_train.SEEDS)
-    return kept, len(lm_train.SEEDS)
-
-
-def prepare() -> None:
-    """Train every seed and measure its heads now (measuring trains the seed first, in the same
-    process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
-    before its frame is drawn or its data table made (figures.engine.render). With the disk cache
-    off they are kept in this process's memory (seed_heads), where figures.engine.render then runs
-    it and draws the figure; with a cache that cannot be written, nowhere, so nothing is done."""
-    folder = cache_folder()
-    if folder is None or store.cache_writable(folder):
-        all_seeds()
-
-
-# --------------------------------------------------------------------------------------------
-# the table `python -m mha_ref.tiny.lm_heads` prints
-# --------------------------------------------------------------------------------------------
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}"
-
-
-def _arc(key: str, a: roles.ArcScore) -> str:
-    """'nsubj:dep->head' -> 'nsubj>' (dependent to head), 'nsubj<' (head to dependent), with accuracy/baseline %."""
-    relation, direction = key.split(":", 1)
-    return f"{relation}{'>' if direction == voita.DIRECTIONS[0] else '<'}{_pct(a.accuracy)}/{_pct(a.baseline)}"
-
-
-def head_row(v: HeadVerdict, importance: float, pruned_at: int) -> str:
-    """One head on one line: confidence, top offset and its share, rare share, importance and when it
-    was pruned, its roles, the relations it is syntactic on, and the arcs kept apart (dependent to head)."""
-    m = v.measures
-    mark = "".join(r[0].upper() for r in v.roles) or "-"
-    syntactic = " ".join(_arc(k, m.relation_hits[k]) for k in v.syntactic)
-    apart = " ".join(_arc(k, a) for k, a in v.apart.items() if k.endswith(voita.DIRECTIONS[0]))
-    return (f"  {v.name} conf {m.confidence:.2f} top {m.offset:+d} {_pct(m.offset_share):>2}% rare {_pct(m.rare_share):>2}% "
-            f"imp {importance:.2f} #{pruned_at} {mark:<3} {syntactic}{' ' if syntactic else ''}| {apart}")
-
-
-def seed_table(s: SeedHeads, steps: Sequence[int] = (2, 4, 6)) -> str:
-    """A seed's heads, one line each, then its pruning: order, survivors, and at a few steps the
-    importance order's loss and accuracy beside the random orders' [min median max]."""
-    names = [v.name for v in s.heads]
-    pruned_at = {h: k + 1 for k, h in enumerate(s.pruning.order)}
-    lines = [f"seed {s.seed}"]
-    lines += [head_row(v, float(s.importance.flat[v.index]), pruned_at[v.index]) for v in s.heads]
-    lines.append("  order " + " ".join(names[h] for h in s.pruning.order) + "; survivors "
-                 + " ".join(f"{names[h]}[{''.join(r[0].upper() for r in s.heads[h].roles) or '-'}]"
-                            for h in s.pruning.survivors))
-    for name in ("loss", "accuracy"):
-        band = imp.spread(s.pruning.random_curves, name)
-        cells = [f"{k}: {imp.measure_of(s.pruning.curve[k], name):.3f} [{band.low[k]:.3f} {band.median[k]:.3f} "
-                 f"{band.high[k]:.3f}]" for k in steps]
-        lines.append(f"  {name} full {imp.measure_of(s.pruning.curve[0], name):.3f}; masked " + ", ".join(cells))
-    return "\n".join(lines)
-
-
-def main() -> None:
-    print(f"seeds {lm_train.SEEDS}; roles on {lm_train.CONFIG.held_out} held-out sentences, importance on "
-          f"{IMPORTANCE_SENTENCES} training sentences, pruning on {PRUNE_SENTENCES} held-out ones.\n"
-          f"top: most frequent top-key offset, its share; #: pruning step (least important first); roles "
-          f"P positional, S syntactic, R rare; then syntactic relations and, after |, coref and repeat "
-          f"(> dependent to head, < head to dependent: accuracy/baseline %); masked k: importance order "
-          f"[{RANDOM_ORDERS} random orders' min median max]")
-    for s in all_seeds():
-        print(seed_table(s), flush=True)
-    q = quantities()
-    print("over seeds: " + "; ".join(f"{name} = {q[name]():.4g}" for name in q))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""Training lm.py's model on language.py's sentences, with Adam, one model per seed, kept on disk.
+"""Training lm.py's model on language.py's sentences, with Adam, one model per seed.
 
 The sentences (training and held-out) are drawn from the configuration's data_seed, the same for
 every seed; a seed draws the first weights, the order of the batches and which tokens are masked.
@@ -13,28 +13,20 @@ training sentences shuffles them, sorts them by length (a stable sort keeps the 
 length), cuts them into batches and shuffles the batches. The learning rate rises linearly over
 the first `warmup` steps, then falls linearly to a tenth of its peak.
 
-trained(seed) keeps the weights in the figure cache's folder (mha_ref.store.cache_folder) under
-trained-lm/<digest>.npz (store.kept_or_made, sealed: .npz.sealed): the digest covers the code train()
-reaches (mha_ref.store.CodeReach, comments and docstrings left out), the configuration, the seed
-and numpy's and Python's versions. A process that finds another training the same weights waits for
-it (a lock per file); a file that cannot be read, or is another seed's, is dropped with a warning
-and trained again;
-MHA_FIGURE_CACHE=0, or a folder that cannot be written, keeps the weights in memory only.
+train(config, seed) returns the weights and losses and keeps nothing: the site trains each seed
+once and keeps the weights on disk (figures/keep/tiny_lm.py), named by a digest of the code train()
+reaches.
 """
 
 from __future__ import annotations
 
 import functools
-import io
-import platform
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .. import store
-from . import arithmetic, language, lm
+from . import language, lm, lm_backward
 
 
 class Adam:
@@ -122,51 +114,11 @@ def train(config: LMTrainConfig = CONFIG, seed: int = 0) -> TrainedLM:
                 order = batch_order(lengths, config.batch, rng)
             picked = order.pop()
             batch = lm.masked_batch([train_set[i] for i in picked], rng)
-            loss, grads, _ = lm.loss_and_grads(model, batch)
+            loss, grads, _ = lm_backward.loss_and_grads(model, batch)
             opt.lr = learning_rate(config, step)
             opt.step(lm.arrays(grads))
             losses[step] = loss
     return TrainedLM(model, losses, config, seed)
-
-
-@functools.lru_cache(maxsize=16)  # a process reads the code it runs once; serve re-imports after an edit
-def code_digest(config: LMTrainConfig = CONFIG, seed: int = 0) -> str:
-    """sha256 of what decides the weights: the code train() reaches (without comments or docstrings),
-    the config, the seed, numpy's and Python's versions, and the arithmetic it runs in (arithmetic.py)."""
-    salt = f"{config!r} seed {seed} numpy {np.__version__} python {platform.python_version()} {arithmetic.ARITHMETIC}"
-    return store.CodeReach().digest((__name__, "train"), salt=salt)
-
-
-def cache_folder() -> Path | None:
-    """Where trained weights are kept: under the figure cache's folder (mha_ref.store), None if off."""
-    return store.cache_folder("trained-lm")
-
-
-def dump(t: TrainedLM) -> bytes:
-    """The weights and losses as an .npz (kept by store.kept_or_made)."""
-    out = io.BytesIO()
-    np.savez(out, **lm.named_arrays(t.model), losses=t.losses)
-    return out.getvalue()
-
-
-def load(data: bytes, config: LMTrainConfig, seed: int) -> TrainedLM:
-    template = lm.init(config.model, 0)  # the shapes; every array is replaced by the file's
-    with np.load(io.BytesIO(data)) as a:
-        model = lm.replace_arrays(template, [a[name] for name in lm.named_arrays(template)])
-        return TrainedLM(model, a["losses"], config, seed)
-
-
-@functools.lru_cache(maxsize=16)
-def _trained(config: LMTrainConfig, seed: int, digest: str, folder: Path | None) -> TrainedLM:
-    return store.kept_or_made(None if folder is None else folder / f"{digest}.npz",
-                              functools.partial(load, config=config, seed=seed),
-                              functools.partial(arithmetic.run, __name__, "train", config, seed),
-                              dump, "trained weights")
-
-
-def trained(seed: int = 0, config: LMTrainConfig = CONFIG) -> TrainedLM:
-    """The model trained with seed and config: from the disk cache when this code trained it before."""
-    return _trained(config, seed, code_digest(config, seed), cache_folder())
 
 
 def held_out(config: LMTrainConfig = CONFIG) -> tuple[language.Sentence, ...]:

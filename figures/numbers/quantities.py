@@ -12,10 +12,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .example import causal, expressiveness, one_head, reshape, scale, toy
-from .tiny import lm_findings, lm_heads
-from . import costs, models, roles
-from .attention import MHATrace, attention, merge_heads, mha_trace
+from mha_ref import costs, models, roles
+from mha_ref.attention import MHATrace, attention, merge_heads, mha_trace
+from mha_ref.example import causal, expressiveness, one_head, reshape, rotary, scale, toy, windowed
+from mha_ref.rope import rope_wavelengths
+from mha_ref.tiny import lm_findings, lm_heads
+from mha_ref.windows import window_reach
+
+from ..keep import tiny_lm
 
 
 def _blend(alpha_index: int, token: str | None = None) -> Callable[[], float]:
@@ -369,11 +373,163 @@ EXERCISES: dict[str, Callable[[], float | int]] = {
 QUANTITIES.update(EXERCISES)
 
 
+# Page 8 (attention-today), #rotary and #windows ----------------------------------------------------
+# today.rope.*: page 1's position head with rotary positions (example/rotary.py) and RoPE's wavelengths
+# at Llama 3 8B's head width; today.window.*: the running example under a sliding window with sinks
+# (example/windowed.py) and how far a window reaches. Published settings come from models.py.
+
+def _rope_turning_pairs(base: float) -> int:
+    """How many of Llama 3 8B's rotary pairs turn once or more over its context (wavelength <= context)."""
+    return int((rope_wavelengths(_LLAMA3.d_head, base) <= _LLAMA3.context).sum())
+
+
+def _rope_slowest(base: float) -> float:
+    """The wavelength, in tokens, of the slowest pair of a head as wide as Llama 3 8B's."""
+    return float(rope_wavelengths(_LLAMA3.d_head, base)[-1])
+
+
+_ROFORMER, _LLAMA3_BASE = models.ROPE_BASES["roformer"], models.LLAMA3_ROPE_BASE["llama3"]
+_MISTRAL_W, _MISTRAL_L = models.MISTRAL_7B_WINDOW, models.MISTRAL_7B.layer_count
+
+TODAY: dict[str, Callable[[], float | int]] = {
+    "today.rope.toy_step_deg": lambda: float(np.degrees(toy.STEP)),
+    "today.rope.step_deg": rotary.step_degrees,
+    "today.rope.turn_tokens": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0]),
+    "today.rope.wrap_behind": lambda: float(rope_wavelengths(rotary.D_K, rotary.BASE)[0] - (toy.N - 1)),
+    "today.rope.it_and": lambda: float(rotary.position_head().weights[toy.token_index("it"), toy.token_index("and")]),
+    "today.rope.the_ran": lambda: float(rotary.position_head().weights[toy.token_index("the"), toy.token_index("ran")]),
+    "today.rope.shift_max": lambda: max(rotary.SHIFTS),
+    "today.rope.shifts": lambda: len(rotary.SHIFTS),
+    "today.rope.base_roformer": lambda: int(_ROFORMER),
+    "today.rope.base_llama3": lambda: int(_LLAMA3_BASE),
+    "today.rope.pairs": lambda: _LLAMA3.d_head // 2,
+    "today.rope.fastest_tokens": lambda: float(rope_wavelengths(_LLAMA3.d_head, _ROFORMER)[0]),
+    "today.rope.slowest_roformer": lambda: _rope_slowest(_ROFORMER),
+    "today.rope.slowest_llama3": lambda: _rope_slowest(_LLAMA3_BASE),
+    "today.window.size": lambda: windowed.WINDOW,
+    "today.window.ran_rare_ran": lambda: windowed.weight("rare", "ran", "ran"),
+    "today.window.ran_rare_cat": lambda: windowed.weight("rare", "ran", "cat", window=toy.N),
+    "today.window.ran_syntax_and": lambda: windowed.weight("syntax", "ran", "and"),
+    "today.window.ran_syntax_it": lambda: windowed.weight("syntax", "ran", "it"),
+    "today.window.sink1_syntax_the": lambda: windowed.weight("syntax", "ran", "the", sinks=1),
+    "today.window.sink2_rare_cat": lambda: windowed.weight("rare", "ran", "cat", sinks=2),
+    "today.window.sinks_all": lambda: toy.N - windowed.WINDOW,  # sinks that make the window the whole sentence
+    "today.window.reach_n": lambda: windowed.REACH_N,
+    "today.window.reach_window": lambda: windowed.REACH_WINDOW,
+    "today.window.reach_step": lambda: window_reach(windowed.REACH_WINDOW, 1),
+    "today.window.mistral_window": lambda: _MISTRAL_W,
+    "today.window.mistral_layers": lambda: _MISTRAL_L,
+    "today.window.mistral_reach": lambda: window_reach(_MISTRAL_W, _MISTRAL_L),
+    # the paper's count, W x layers (its window reaches W back), which it calls "approximately 131K"
+    "today.window.mistral_paper_span": lambda: _MISTRAL_W * _MISTRAL_L,
+    "today.window.mistral_span_k": lambda: round(_MISTRAL_W * _MISTRAL_L / 1000),
+    "today.window.streaming_sinks": lambda: models.STREAMING_SINKS["sinks"],
+    # the exercises: rotary pairs that turn within Llama 3's context; a wider window for `ran`
+    "ex.today.rope.log_context": lambda: float(np.log(_LLAMA3.context / (2 * np.pi))),
+    "ex.today.rope.log_roformer": lambda: float(np.log(_ROFORMER)),
+    "ex.today.rope.log_llama3": lambda: float(np.log(_LLAMA3_BASE)),
+    "ex.today.rope.last_roformer": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_ROFORMER),
+    "ex.today.rope.last_llama3": lambda: _LLAMA3.d_head / 2 * value("ex.today.rope.log_context") / np.log(_LLAMA3_BASE),
+    "ex.today.rope.turning_roformer": lambda: _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.turning_llama3": lambda: _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.rope.slow_roformer": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_ROFORMER),
+    "ex.today.rope.slow_llama3": lambda: _LLAMA3.d_head // 2 - _rope_turning_pairs(_LLAMA3_BASE),
+    "ex.today.window.wider": lambda: windowed.WINDOW + 1,
+    "ex.today.window.wider_rare_ate": lambda: windowed.weight("rare", "ran", "ate", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_rare_ran": lambda: windowed.weight("rare", "ran", "ran", window=windowed.WINDOW + 1),
+    "ex.today.window.wider_syntax_ate": lambda: windowed.weight("syntax", "ran", "ate", window=windowed.WINDOW + 1),
+}
+QUANTITIES.update(TODAY)
+
+
 # The masked language model's heads over every seed (tiny/lm_heads.py): in how many seeds each role
 # appears, and pruning by importance against random orders; never one seed's number alone.
-QUANTITIES.update(lm_heads.quantities())
-QUANTITIES.update(lm_findings.quantities())  # what the page reads further from the same measurements
+QUANTITIES.update(lm_heads.quantities(tiny_lm.all_seeds, tiny_lm.training_counts))
+QUANTITIES.update(lm_findings.quantities(tiny_lm.all_seeds))  # what the page reads further from the same measurements
 
+
+
+# Page 8, attention as today's models run it: tiles of keys (#tiles) and latent attention (#latent).
+from mha_ref.example import mla_toy as _mla_toy, tiles as _tiles  # noqa: E402
+
+
+_TILES_LONGEST = 2 ** 17  # the longest context tile-memory draws
+
+
+def _cache_row(name: str, kind: str) -> costs.CacheRow:
+    """One row of costs.cache_per_token_rows(): a published configuration's key/value cache per token."""
+    return next(r for r in costs.cache_per_token_rows() if (r.name, r.kind) == (name, kind))
+
+
+_LLAMA70 = models.model("Llama 3 70B")
+
+
+def _v3():
+    """DeepSeek-V3's published configuration (models.py)."""
+    return models.DEEPSEEK_V3
+
+
+def _tile_of(block: int, field: str, tile: int) -> Callable[[], float]:
+    """One of flash_trace's running quantities (m, l, rescale) for the tiles figure's row, in tiles
+    of `block` keys, after tile `tile` (from 1)."""
+    return lambda: float(getattr(_tiles.trace(block), field)[tile - 1, 0])
+
+
+def _tile(field: str, tile: int) -> Callable[[], float]:
+    """The same in the figure's tiles of _tiles.BLOCK keys."""
+    return _tile_of(_tiles.BLOCK, field, tile)
+
+
+QUANTITIES.update({
+    "today.tiles.block": lambda: _tiles.BLOCK,
+    "today.tiles.count": lambda: len(_tiles.tiles()),
+    "today.tiles.m1": _tile("m", 1),
+    "today.tiles.m2": _tile("m", 2),
+    "today.tiles.rescale2": _tile("rescale", 2),
+    "today.tiles.l1": _tile("l", 1),
+    "today.tiles.l2": _tile("l", 2),
+    "today.tiles.l3": _tile("l", 3),
+    "today.tiles.largest_difference": _tiles.largest_difference,
+    "today.tiles.memory_block": lambda: _tiles.MEMORY_BLOCK,
+    "today.tiles.table_mib": lambda: _in_units(costs.bytes_of(_tiles.layer_table_numbers(_GPT2.context)), _MIB),
+    "today.tiles.tiles_mib": lambda: costs.bytes_of(_tiles.layer_tile_numbers(_GPT2.context)) / _MIB,
+    "today.tiles.longest": lambda: _TILES_LONGEST,
+    "today.tiles.ratio_longest": lambda: _tiles.layer_table_numbers(_TILES_LONGEST) / _tiles.layer_tile_numbers(_TILES_LONGEST),
+    "today.mla.toy_d_c": lambda: _mla_toy.D_C,
+    "today.mla.toy_d_rope": lambda: _mla_toy.D_ROPE,
+    "today.mla.toy_cache": _mla_toy.cached_per_token,
+    "today.mla.toy_mha_cache": _mla_toy.cached_per_token_mha,
+    "today.mla.largest_difference": _mla_toy.largest_difference,
+    "today.mla.v3_layers": lambda: _v3().layers,
+    "today.mla.v3_heads": lambda: _v3().heads,
+    "today.mla.v3_d_c": lambda: _v3().d_c,
+    "today.mla.v3_d_rope": lambda: _v3().d_rope,
+    "today.mla.v3_numbers": lambda: _cache_row(_v3().name, "MLA").numbers,
+    "today.mla.v3_bytes": lambda: _cache_row(_v3().name, "MLA").bytes,
+    "today.mla.v3_mha_bytes": lambda: _cache_row(_v3().name, "MHA").bytes,
+    "today.mla.v3_mha_ratio": lambda: _cache_row(_v3().name, "MHA").bytes / _cache_row(_v3().name, "MLA").bytes,
+    "today.mla.llama70_heads": lambda: _LLAMA70.heads,
+    "today.mla.llama70_kv_heads": lambda: _LLAMA70.kv_heads,
+    "today.mla.llama70_gqa_bytes": lambda: _cache_row(_LLAMA70.name, "GQA").bytes,
+    "today.mla.llama70_over_v3": lambda: _cache_row(_LLAMA70.name, "GQA").bytes / _cache_row(_v3().name, "MLA").bytes,
+})
+
+# the exercises of #tiles and #latent (tests/test_exercises.py recomputes each)
+_EX_BLOCK, _EX_CONTEXT = 3, 2 ** 17
+QUANTITIES.update({
+    "ex.today.tiles.block3": lambda: _EX_BLOCK,
+    "ex.today.tiles.count3": lambda: len(_tiles.tiles(_EX_BLOCK)),
+    "ex.today.tiles.s_ate": lambda: float(toy.trace().scores[toy.head_index(_tiles.HEAD)][
+        toy.token_index(_tiles.QUERY), toy.token_index("ate")]),
+    "ex.today.tiles.gap3": lambda: value("today.tiles.m2") - value("ex.today.tiles.s_ate"),
+    "ex.today.tiles.rescale3": _tile_of(_EX_BLOCK, "rescale", 2),
+    "ex.today.tiles.l_block3": _tile_of(_EX_BLOCK, "l", 2),
+    "ex.today.mla.d_head": lambda: _v3().d_nope,
+    "ex.today.mla.per_layer": lambda: _v3().d_c + _v3().d_rope,
+    "ex.today.mla.groups": lambda: (_v3().d_c + _v3().d_rope) / (2 * _v3().d_nope),
+    "ex.today.mla.context": lambda: _EX_CONTEXT,
+    "ex.today.mla.seq_gib": lambda: _EX_CONTEXT * _cache_row(_v3().name, "MLA").bytes / _GIB,
+})
 
 class UnknownValue(KeyError):
     """No quantity has this name (as opposed to a KeyError raised while computing one)."""
@@ -386,7 +542,7 @@ def value(name: str) -> float | int:
     except KeyError:
         near = difflib.get_close_matches(name, QUANTITIES, n=3, cutoff=0.7)
         raise UnknownValue(f"unknown value {name!r}; " + (f"did you mean {' or '.join(map(repr, near))}? " if near else "")
-                           + "(every name is a key of QUANTITIES in mha_ref/quantities.py)") from None
+                           + "(every name is a key of QUANTITIES in figures/numbers/quantities.py)") from None
     if compute not in _computed:  # keyed by the function, so replacing an entry recomputes it
         v = compute()
         _computed[compute] = v.item() if isinstance(v, (np.integer, np.floating)) else v
