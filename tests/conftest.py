@@ -2,7 +2,8 @@
 
 Each test is marked by what it uses (pytest_collection_modifyitems below, from its fixtures): `build`
 (the built site, or a `mkdocs build` of its own), `browser` (chromium), `serve` (`mkdocs serve`);
-`slow` is set by hand. `pytest -m "not (build or browser or serve or slow)"` is the fast loop."""
+`trained` (page 4's model: five seeds trained, their heads measured); `slow` is set by hand.
+`pytest -m "not (build or browser or serve or slow or trained)"` is the fast loop."""
 
 import os
 import shutil
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 import machine_cache
+from mha_ref.tiny import lm_train
 from checkout_copy import copy_checkout
+from figures.engine import render
 from figures.engine.cache import ENV, WHOLE
 from figures.keep import disk, switches, tiny_lm
 from figures.publish import bundles
@@ -58,7 +61,7 @@ def figure_cache(tmp_path_factory, request):
     checking = None
     if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
         from frame_checks import Checking
-        checking = request.config.stash[CHECKING] = Checking(formats)  # draws while the first tests run
+        checking = request.config.stash[CHECKING] = Checking(formats, request.config.stash[CHECK_TRAINED])  # draws while the first tests run
     yield
     if checking is not None:
         checking.cancel()
@@ -71,8 +74,56 @@ def checked_frames(figure_cache, request):
     """Every frame drawn once, checked, and its files cached for the build (tests/frame_checks.py):
     drawn in the background since the session started."""
     from frame_checks import Checking
-    checking = request.config.stash.get(CHECKING, None) or Checking(request.config.stash.get(CHECK_FORMATS, None))
+    checking = request.config.stash.get(CHECKING, None) or Checking(request.config.stash.get(CHECK_FORMATS, None),
+                                                                    request.config.stash.get(CHECK_TRAINED, True))
     return checking.result()
+
+
+@pytest.fixture(scope="session")
+def trained_lm():
+    """Page 4's model: every seed of lm_train.SEEDS trained and its heads measured (tiny_lm.all_seeds),
+    minutes of both cores when the code they reach changed, else read from the machine's cache. A test
+    that reaches them uses this fixture, which marks it `trained`: the fast loop leaves it out."""
+    return tiny_lm.all_seeds()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_training_unless_marked(request):
+    """In a session that runs no test marked `trained` (the fast loop), a test or fixture reaching page
+    4's model fails at once, naming the fixture to use, instead of training it for minutes (README,
+    the fast loop). In this process: the frame checks leave those figures out in such a session
+    (frame_checks.Checking), and builds run in processes of their own and are marked `build`."""
+    if request.config.stash.get(CHECK_TRAINED, True):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        refuse_training(patch)
+        yield
+
+
+def refuse_training(patch: pytest.MonkeyPatch) -> None:
+    """Make reaching page 4's trained model (tiny_lm.trained with lm_train's CONFIG, tiny_lm.seed_heads
+    unless a stub stands in for the measuring, the PREPARE of a figure that draws it) fail the test."""
+    def refused(*args, **kwargs):
+        test = os.environ.get("PYTEST_CURRENT_TEST", "a test").rsplit(" (", 1)[0]
+        pytest.fail(f"{test} reaches page 4's trained model (tiny_lm.trained, tiny_lm.seed_heads): "
+                    "give it (or its fixture) the trained_lm fixture, which marks it `trained`")
+        # (pytest.fail raises no Exception: nothing on the way catches it)
+
+    def trained(config, *args):
+        return refused() if config == lm_train.CONFIG else untouched(config, *args)
+
+    def preparation(fig_id):  # page 4's PREPARE trains in a process of its own: refused here, first
+        fn = prepared(fig_id)
+        return refused() if fn is tiny_lm.prepare else fn
+
+    def seed_heads(seed):  # a test that stands a stub in for the measuring reaches no model
+        return refused() if tiny_lm._measured is measured else heads(seed)
+    untouched, prepared, heads, measured = tiny_lm._trained, render._preparation, tiny_lm.seed_heads, tiny_lm._measured
+    trained.cache_clear, seed_heads.cache_clear = untouched.cache_clear, heads.cache_clear
+    patch.setattr(tiny_lm, "_trained", trained)
+    patch.setattr(tiny_lm, "seed_heads", seed_heads)
+    patch.setattr(render, "_preparation", preparation)
 
 
 @pytest.fixture(scope="session")
@@ -85,8 +136,9 @@ def warm_cache(checked_frames):
 # A test is marked by the fixtures it uses, directly or through other fixtures (item.fixturenames
 # holds them all): a fixture that builds the site or runs the server depends on one of these.
 MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build", "site_command"}, "browser": {"chromium", "browser"},
-             "serve": {"mkdocs_serve"}}
+             "serve": {"mkdocs_serve"}, "trained": {"trained_lm"}}
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
+CHECK_TRAINED = pytest.StashKey[bool]()  # whether the session reaches page 4's trained model (a test marked trained, a build)
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
@@ -117,13 +169,15 @@ def pytest_collection_modifyitems(config, items):
         # several processes, each given a module at a time: the modules that wait longest (a server's
         # rebuilds, the browser, the slow recounts) first, so that the rest fills the time around
         # them, not after them
-        waits, ranks = {}, ("serve", "browser", "build", "slow")
+        waits, ranks = {}, ("serve", "browser", "build", "trained", "slow")
         for item in items:
             module = item.nodeid.split("::")[0]
             waits[module] = min(waits.get(module, len(ranks)),
                                 next((rank for rank, m in enumerate(ranks) if item.get_closest_marker(m)), len(ranks)))
         items.sort(key=lambda item: waits[item.nodeid.split("::")[0]])
     config.stash[BUILDS_USED] = {name for item in items for name in BUILDS if name in item.fixturenames}
+    # a build draws and tables every figure, page 4's model's too: the session then trains it anyway
+    config.stash[CHECK_TRAINED] = any(item.get_closest_marker(m) for item in items for m in ("trained", "build", "serve"))
     if any("checked_frames" in item.fixturenames for item in items):
         from frame_checks import page_formats
         builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))

@@ -318,15 +318,28 @@ def page_formats() -> tuple[str, ...]:
     return tuple(f for f in bundles.site_formats() if f.endswith("svg"))
 
 
+def needs_training(fig_id: str) -> bool:
+    """Whether the figure draws page 4's trained model: it declares a PREPARE (figures.engine.render),
+    which trains the five seeds, minutes when the code they reach changed."""
+    return getattr(registry.get(fig_id), "PREPARE", None) is not None
+
+
+def frame_params(frames: list[Frame]) -> list:
+    """The frames as pytest parameters, those of a figure that needs training marked `trained`."""
+    import pytest
+    return [pytest.param(f, marks=[pytest.mark.trained] if needs_training(f.fig_id) else []) for f in frames]
+
+
 class Checking:
     """check() every frame in both languages, started at once in a pool of one process per core,
     each file drawn put into the figure cache (MHA_FIGURE_CACHE) by the worker that drew it;
     result() waits for the pool. fmts: the site's (bundles.site_formats) unless told, e.g.
-    page_formats() in a session that builds no site."""
+    page_formats() in a session that builds no site. Without `trained` (a session that runs no
+    test marked trained: the fast loop), the frames of the figures that need training are left out."""
 
-    def __init__(self, fmts: tuple[str, ...] | None = None):
+    def __init__(self, fmts: tuple[str, ...] | None = None, trained: bool = True):
         fmts = fmts or bundles.site_formats()
-        self.keys = [(frame, lang) for lang in LANGS for frame in plan()]
+        self.keys = [(frame, lang) for lang in LANGS for frame in plan() if trained or not needs_training(frame.fig_id)]
         cache = from_env()
         if cache is None:  # no cache: the files come back as bytes
             paths = {key: None for key in self.keys}

@@ -106,8 +106,8 @@ def test_the_previous_release_is_the_newest_earlier_tag_that_head_descends_from(
 
 
 @pytest.fixture(scope="module")
-def this_tree():
-    return snapshot.snapshot()
+def this_tree(trained_lm):
+    return snapshot.snapshot()  # every number, page 4's too
 
 
 def test_the_snapshot_of_this_tree_has_every_number_and_every_page_with_its_anchors(this_tree):
@@ -185,7 +185,7 @@ def test_a_table_cell_holding_a_number_that_changed_is_listed_by_table_row_and_c
         assert f"| {row} | 4.91 | 4.88 | [One{lang}](one.md) |" in text
 
 
-def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_it():
+def test_the_tables_snapshot_holds_every_table_a_page_prints_as_the_page_prints_it(trained_lm):
     from figures.site import tables
     found = tables.snapshot()
     printed = {name for page in snapshot.snapshot(ROOT)["pages"] for name in page["tables"]}

@@ -362,7 +362,7 @@ def test_voita_pruning_numbers():
 
 # the masked language model's quantities measure five trained seeds (about a minute): slow, and
 # each recounted by a second computation in test_lm_heads.py
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.startswith("lm.") else n
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow, pytest.mark.trained]) if n.startswith("lm.") else n
                                   for n in sorted(quantities.QUANTITIES)])
 def test_every_quantity_is_a_finite_number(name):
     v = quantities.value(name)

@@ -481,3 +481,34 @@ def test_registering_a_figure_leaves_every_other_figures_digest_alone(tmp_path):
         f.write("\n_ = None\n")
     edited = Sources(tmp_path)
     assert [f for f in ORDER if edited.digest(module_name(f)) == before[f]] == []
+
+
+# progress lines (figures/engine/progress.py) ------------------------------------------------------
+
+def test_progress_says_each_count_with_the_time_left_at_its_rate_so_far():
+    from figures.engine.progress import Progress
+    now, seeds, said = [0.0], [1], []
+    progress = Progress(40, said.append, {"seeds trained": lambda: (seeds[0], 5)}, clock=lambda: now[0])
+    assert progress.line() == "figures: 0 of 40 frames drawn, time left not yet known; seeds trained: 1 of 5, time left not yet known"
+    now[0], seeds[0] = 30.0, 3
+    progress.drawn(10)
+    # 10 frames in 30 s: 30 left take 90 s; 2 seeds more in the 30 s since the first line: 2 left take 30 s
+    assert progress.line() == "figures: 10 of 40 frames drawn, about 1 min 30 s left; seeds trained: 3 of 5, about 30 s left"
+    now[0], seeds[0] = 75.0, 5
+    progress.drawn(30)
+    assert progress.line() == "figures: 40 of 40 frames drawn; seeds trained: 5 of 5"
+    progress = Progress(40, said.append, {"seeds trained": lambda: (seeds[0], 5)}, clock=lambda: now[0], waiting=4)
+    now[0], seeds[0] = 80.0, 2
+    progress.drawn(36)  # the others are drawn once the seeds are trained
+    assert progress.line().startswith("figures: 36 of 40 frames drawn, 4 wait for what follows; seeds trained: 2 of 5")
+
+
+def test_filling_the_cache_says_how_many_frames_are_drawn_of_how_many(tmp_path):
+    said = []
+    cache = FigureCache(tmp_path)
+    n = len(frames("peak-dip"))
+    assert render_module.fill_cache(cache, ["zh", "en"], ["peak-dip"], ("svg", "pdf"), jobs=1, say=said.append) == 2 * n
+    assert said[0] == f"figures: 0 of {2 * n} frames drawn, time left not yet known"
+    assert said[-1].startswith(f"figures: {2 * n} of {2 * n} frames drawn in ")  # one frame, its two files: counted once
+    assert render_module.fill_cache(cache, ["zh", "en"], ["peak-dip"], ("svg", "pdf"), jobs=1, say=said.append) == 0
+    assert len(said) == 2  # nothing to draw, nothing said

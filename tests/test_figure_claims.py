@@ -847,6 +847,7 @@ def test_voita_role_numbers_equal_facts():
 
 
 # seed-roles ----------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("trained_lm")
 @pytest.mark.parametrize("lang", LANGS)
 def test_seed_roles_legend_names_every_kind_of_line_its_curves_draw(lang):
     """Every line style of the pruning panels (the importance order, the random orders' dashed median)
@@ -868,6 +869,7 @@ def test_seed_roles_legend_names_every_kind_of_line_its_curves_draw(lang):
     assert any(same_color(h.get_facecolor(), seed_roles.BAND) for h in handles if not hasattr(h, "get_xdata"))
 
 
+@pytest.mark.usefixtures("trained_lm")
 @pytest.mark.parametrize("lang", LANGS)
 def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
     """The table under seed-roles names each pass (a head on one relation in one direction) with the
@@ -893,6 +895,7 @@ def test_seed_roles_table_gives_every_syntactic_pass_its_arcs_to_spare(lang):
 
 
 # trained-maps --------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("trained_lm")
 def test_trained_maps_draw_each_seeds_named_heads_on_the_chosen_sentence():
     """Each frame draws, on the held-out sentence the module chooses, the weights of the seed's heads
     the caption names: the best previous- and next-word heads (whose dark cells run just under and

@@ -11,7 +11,7 @@ import pytest
 from figures.engine import registry
 from figures.engine.render import FigureError, Frame, frames, render
 from figures.engine.save import to_bytes
-from frame_checks import ONE_WITH_PLURAL
+from frame_checks import ONE_WITH_PLURAL, frame_params
 from figures.kit import style
 from figures.text import constructs
 from figures.site import markup
@@ -35,7 +35,7 @@ def test_unknown_figure_id_is_named():
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
+@pytest.mark.parametrize("frame", frame_params(ALL_FRAMES), ids=lambda f: f.path("svg"))
 def test_frame_renders_every_glyph_from_the_face_it_asks_for(frame, lang, checked_frames):
     checked = checked_frames[frame, lang]  # drawn once for the session, in a pool
     assert checked.files is not None, checked.error

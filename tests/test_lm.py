@@ -520,6 +520,7 @@ def test_names_are_long_tailed():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.trained
 def test_the_trained_model_beats_guessing_the_commonest_word():  # the session's weights: kept ones when this code trained them
     t = tiny_lm.trained(0)
     e = lm.evaluate(t.model, lm_train.held_out())

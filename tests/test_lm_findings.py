@@ -44,6 +44,7 @@ def test_repeat_ways_read_each_direction_with_the_syntactic_test():
     assert lm_findings.repeat_ways(_verdict({})) == (False, False)
 
 
+@pytest.mark.usefixtures("trained_lm")
 def test_the_neighbour_ceiling_counts_the_held_out_words_that_have_a_neighbour():
     """Every held-out sentence ends with one <eos>: its first word has nothing before it and its last
     only <eos> after it, so as many words have a previous word as a next one; no head of any seed puts

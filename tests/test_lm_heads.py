@@ -296,7 +296,7 @@ STEPS = (4, 6)  # heads masked where the quantities read the curves: lm.half and
 
 
 @pytest.fixture(scope="module")
-def recounted():
+def recounted(trained_lm):
     return [plain_seed(s) for s in lm_train.SEEDS]
 
 
@@ -418,6 +418,7 @@ def q(name):
     return quantities.value(name)
 
 
+@pytest.mark.usefixtures("trained_lm")
 def test_page4_words_hold_over_every_seed():
     seeds = q("lm.seeds")
     # "a positional head ... appears in no seed"; "a rare-word head appears in no seed"; so "every head
@@ -491,6 +492,7 @@ def test_page4_words_hold_over_every_seed():
     assert q("lm.late.seeds_below_random_median") > seeds / 2 > q("lm.late.seeds_below_random_min")
 
 
+@pytest.mark.usefixtures("trained_lm")
 def test_every_seed_has_a_first_layer_head_whose_usual_offset_is_the_neighbour():
     """'Every seed has a head that looks at the previous word' (and one at the next): the head with
     the largest share at that offset has it as its most frequent offset."""
@@ -582,3 +584,16 @@ def test_the_kept_measurements_follow_the_code_that_makes_them(checkout):
     before, *after = json.loads(run.stdout)
     assert before == tiny_lm.heads_digest(0)  # the copy, unedited, is this checkout
     assert [d != before for d in after] == [changes for *_, changes in EDITS], [e[:2] for e in EDITS]
+
+
+def test_progress_counts_the_seeds_whose_measurements_are_kept(kept, monkeypatch):
+    """What a build's progress lines say of page 4's model (figures/engine/progress.py), read from
+    the disk without training anything."""
+    measured = lm_heads.measure(tiny_model(4), SENTENCES, SENTENCES[:5], SENTENCES[5:8], COUNTS, seed=3)
+    monkeypatch.setattr(arithmetic, "pinned_here", lambda: True)
+    monkeypatch.setattr(tiny_lm, "_measured", lambda seed: measured)
+    assert tiny_lm.progress() == (0, len(lm_train.SEEDS))
+    tiny_lm.seed_heads(3)
+    assert tiny_lm.progress() == (1, len(lm_train.SEEDS))
+    monkeypatch.setenv(disk.CACHE_ENV, "0")  # nothing kept: nothing counted
+    assert tiny_lm.progress() == (0, len(lm_train.SEEDS))

@@ -1,6 +1,6 @@
 """The suite's markers (conftest.py) follow from the fixtures a test uses: so a test may build the
 site, run `mkdocs serve` or start chromium only through those fixtures, never by itself, or the
-fast loop (`-m "not (build or browser or serve or slow)"`) would run it unmarked."""
+fast loop (`-m "not (build or browser or serve or slow or trained)"`) would run it unmarked."""
 
 import re
 import tomllib
@@ -24,7 +24,7 @@ def test_only_the_marking_fixtures_start_mkdocs_or_chromium():
 def test_every_marker_is_registered():
     options = tomllib.loads((TESTS.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in options["addopts"].split()
-    assert {m.split(":")[0] for m in options["markers"]} == {"build", "browser", "serve", "slow"}
+    assert {m.split(":")[0] for m in options["markers"]} == {"build", "browser", "serve", "slow", "trained"}
 
 
 class _Item:
@@ -75,3 +75,35 @@ def test_pytest_xdist_follows_that_order():
     config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True))  # pytest-xdist's default
     conftest.pytest_configure(config)
     assert config.option.loadscopereorder is False
+
+
+def test_a_test_using_trained_lm_is_marked_trained_and_the_session_then_checks_page_4s_figures():
+    import conftest
+    config = _config()
+    items = [_Item("test_a.py::t", "tmp_path"), _Item("test_t.py::t", "trained_lm")]
+    _sorted_by(config, items)
+    assert [item.markers for item in items] == [[], ["trained"]]
+    assert config.stash[conftest.CHECK_TRAINED] is True
+    config = _config()
+    _sorted_by(config, [_Item("test_a.py::t", "tmp_path")])  # the fast loop: nothing trained
+    assert config.stash[conftest.CHECK_TRAINED] is False
+    config = _config()
+    _sorted_by(config, [_Item("test_b.py::t", "site")])  # a build draws page 4's figures anyway
+    assert config.stash[conftest.CHECK_TRAINED] is True
+
+
+def test_a_session_without_a_trained_test_fails_one_that_reaches_page_4s_model():
+    import pytest
+    import conftest
+    from figures.engine import render
+    from figures.keep import tiny_lm
+    before = tiny_lm._trained, tiny_lm.seed_heads, render._preparation
+    with pytest.MonkeyPatch.context() as patch:
+        conftest.refuse_training(patch)
+        for reach in (lambda: tiny_lm.trained(0), lambda: tiny_lm.seed_heads(0), lambda: tiny_lm.all_seeds(),
+                      lambda: render._preparation("seed-roles")):
+            with pytest.raises(pytest.fail.Exception, match="trained_lm fixture"):
+                reach()
+        assert render._preparation("causal-mask") is None  # the other figures draw as before
+        tiny_lm._trained.cache_clear()  # what test_lm.py does between its small trainings
+    assert (tiny_lm._trained, tiny_lm.seed_heads, render._preparation) == before  # put back after

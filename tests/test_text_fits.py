@@ -11,13 +11,13 @@ from figures.engine import registry
 from figures.engine.render import frames
 from figures.engine.save import to_bytes_each
 from figures.kit import style
-from frame_checks import cut, extents, overlapping
+from frame_checks import cut, extents, frame_params, overlapping
 
 ALL_FRAMES = [f for fig_id in registry.ORDER for f in frames(fig_id)]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("frame", ALL_FRAMES, ids=lambda f: f.path("svg"))
+@pytest.mark.parametrize("frame", frame_params(ALL_FRAMES), ids=lambda f: f.path("svg"))
 def test_no_text_is_cut_at_the_edge_or_drawn_over_another(frame, lang, checked_frames):
     checked = checked_frames[frame, lang]
     assert checked.files is not None, checked.error

@@ -313,3 +313,23 @@ def test_seed_roles_trains_beside_the_pool_and_every_render_path_asks(monkeypatc
     list(render.render_files(["en"], ["seed-roles"], ("svg",), None, 1))
     render.fill_cache(render.FigureCache(Path(tempfile.mkdtemp())), ["en"], ["seed-roles"], ("svg",), 1)
     assert asked == [1, 1]
+
+
+def test_while_a_prepare_runs_the_progress_lines_say_how_far_its_work_has_come(tmp_path, monkeypatch):
+    """A figure's PREPARE_PROGRESS (seed-roles': page 4's seeds trained of five) is said beside the
+    frames drawn, each with its time left (figures/engine/progress.py)."""
+    import functools
+    import types
+    from figures.engine import progress, registry, render
+    from figures.engine.cache import FigureCache
+    real_get = registry.get
+    fake = types.SimpleNamespace(**{k: getattr(real_get("peak-dip"), k) for k in ("draw", "CONTROL", "CAPTION_ZH", "CAPTION_EN")},
+                                 PREPARE=functools.partial(Path.touch, tmp_path / "mark"),
+                                 PREPARE_PROGRESS=("seeds trained", lambda: (int((tmp_path / "mark").exists()), 1)))
+    monkeypatch.setattr(registry, "get", lambda fig_id: fake if fig_id == "peak-dip" else real_get(fig_id))
+    monkeypatch.setattr(progress, "EVERY", 0.01)
+    said = []
+    render.fill_cache(FigureCache(tmp_path / "cache"), ["en"], ["peak-dip", "causal-mask"], ("svg",), jobs=2, say=said.append)
+    assert said[0].startswith("figures: 0 of ") and "; seeds trained: " in said[0]
+    assert any("; seeds trained: 1 of 1" in line for line in said[1:-1])  # the PREPARE done, the frames still drawn
+    assert said[-1].startswith("figures: ") and " frames drawn in " in said[-1]

@@ -9,12 +9,13 @@ import multiprocessing
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from typing import Any, NamedTuple
 
 from . import pool, registry
 from .cache import FigureCache
+from .progress import Progress
 from .sources import Sources
 from .registry import FigureError
 from .save import KINDS, to_bytes, to_bytes_each
@@ -193,6 +194,13 @@ def _prepare(tasks: Sequence[tuple[Frame, str, str]], jobs: int | None, wait: bo
     return started
 
 
+def _prepare_progress(fig_ids: Iterable[str]) -> dict[str, Callable[[], tuple[int, int]]]:
+    """What the figures' PREPARE says of its progress (a figure module's PREPARE_PROGRESS: a name and a
+    function giving (done, total), e.g. page 4's seeds trained of five), by name, each once."""
+    found = (getattr(registry.get(fig_id), "PREPARE_PROGRESS", None) for fig_id in sorted(fig_ids))
+    return dict(p for p in found if p is not None)
+
+
 def _keeps() -> bool:
     """Whether a PREPARE's work can be kept on disk for the processes that draw: not with the cache off
     (MHA_FIGURE_CACHE=0) nor with one found unwritable. Then the PREPARE runs in this process, whose
@@ -308,13 +316,15 @@ def _tasks(langs, ids, formats, cache: FigureCache | None,
 
 def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
                  cache: FigureCache | None = None, jobs: int | None = None,
-                 keep_going: bool = False) -> Iterator[Rendered]:
+                 keep_going: bool = False, draw: bool = True) -> Iterator[Rendered]:
     """Every frame of the chosen figures in each language and format, in site order.
 
     With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
     others are drawn in a process pool (render_many) and stored as they arrive. A failure raises
     FigureError; with `keep_going` it comes as a Rendered with `error` set instead (first those of
     figures that failed to import, one per language, then every frame that failed to draw).
+    With draw=False (`mkdocs serve`, which draws them later: figures/site/later.py) a frame the
+    cache lacks is not drawn: it comes as a Rendered with neither data nor error.
     """
     langs = list(langs)
     broken: list[FigureError] | None = [] if keep_going else None
@@ -323,6 +333,11 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.failed(path) or cache.get(path, task) for task, path in zip(tasks, paths)]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
+    if not draw:
+        yield from (Rendered(*task, data, drawn=False) if data is None or isinstance(data, bytes)
+                    else Rendered(*task, None, drawn=False, error=data.at(task[1], task[0].slug))
+                    for task, data in zip(tasks, found))
+        return
     fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
     preparing = _prepare(fresh_tasks, jobs)
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
@@ -350,39 +365,61 @@ def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
         yield Rendered(*task, data, drawn=True)
 
 
+def not_cached(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+               formats: Iterable[str] = ("svg",)) -> set[str]:
+    """The figures with a frame the cache lacks (neither drawn nor failed) in one of the languages and formats."""
+    tasks, paths = _tasks(list(langs), ids, formats, cache, [])
+    return {task[0].fig_id for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)}
+
+
 def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
-               formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False) -> int:
+               formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False,
+               say: Callable[[str], None] | None = None, drawn_but_prepared: Callable[[], None] | None = None) -> int:
     """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
 
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError.
+    say: where to say how far the drawing has come every few seconds (progress.Progress): frames
+    drawn of how many, the work their PREPARE does (page 4's seeds trained), the time left.
+    drawn_but_prepared: called when every frame is drawn but those of the figures waiting for their PREPARE
+    (`mkdocs serve` then shows what is drawn: figures/site/later.py).
 
     Code edited while its frames are drawn (a file saved under `mkdocs serve` during a rebuild) could
     leave frames of one version under the digest of the other: when the code's bytes differ after the
     drawing from before the digests were read, the frames this call kept are dropped again, with a
     warning, and drawn afresh by the next build."""
-    code = Sources().stamp()
+    code, formats = Sources().stamp(), tuple(formats)
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
     missing = [(task, path) for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     preparing = _prepare(drawings, jobs, wait=False)
     # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
     waiting = {frame.fig_id for frame, *_ in drawings if preparing and _preparation(frame.fig_id) is not None}
+    progress = None if say is None or not drawings else \
+        Progress(len(drawings), say, _prepare_progress(waiting), waiting=sum(d[0].fig_id in waiting for d in drawings)).start()
     kept, full = [], False
-    for group in ([m for m in missing if m[0][0].fig_id not in waiting], [m for m in missing if m[0][0].fig_id in waiting]):
-        if full or not group:
-            continue
-        if group[0][0][0].fig_id in waiting:
-            _await(preparing)
-        group_drawings = _drawings(task for task, _ in group)
-        with closing(render_many(group_drawings, jobs, keep_going)) as drawn:
-            for (task, path), data in zip(group, _each_format(group_drawings, drawn)):
-                if isinstance(data, FigureError):
-                    cache.failed(path, data)
-                elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
-                    full = True
-                    break
-                else:
-                    kept.append(path)
+    try:
+        for group in ([m for m in missing if m[0][0].fig_id not in waiting], [m for m in missing if m[0][0].fig_id in waiting]):
+            if full or not group:
+                continue
+            if group[0][0][0].fig_id in waiting:
+                if drawn_but_prepared is not None and len(group) < len(missing):  # others were drawn
+                    drawn_but_prepared()
+                _await(preparing)
+            group_drawings = _drawings(task for task, _ in group)
+            with closing(render_many(group_drawings, jobs, keep_going)) as drawn:
+                for (task, path), data in zip(group, _each_format(group_drawings, drawn)):
+                    if progress is not None and task[2] == formats[-1]:  # a frame's last file: the frame is drawn
+                        progress.drawn()
+                    if isinstance(data, FigureError):
+                        cache.failed(path, data)
+                    elif not cache.put(path, data):  # the cache cannot be written: render_files draws what it needs
+                        full = True
+                        break
+                    else:
+                        kept.append(path)
+    finally:  # a failure raised (FigureError) ends the lines too
+        if progress is not None:
+            progress.stop()
     pool.finish(preparing, pool.limit_from_env())
     if kept and Sources().stamp() != code:
         for path in kept:

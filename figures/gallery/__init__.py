@@ -3,7 +3,7 @@
 Each module gives its control (`CONTROL`, or None for a single frame), its captions (`CAPTION_ZH`,
 `CAPTION_EN`) and `draw(lang, value)`, which returns a matplotlib Figure; it may also give
 `data(lang)`, the numbers it draws as a table, and `PREPARE`, slow shared work run once before
-drawing. A figure imports only `mha_ref`, the kit (`figures.kit`) and, to share a look, another
+drawing (with `PREPARE_PROGRESS`, a name and a function giving how far it has come: (done, total)). A figure imports only `mha_ref`, the kit (`figures.kit`) and, to share a look, another
 figure. This file is the one ordered list of figures: the site, the CLI and the tests read it
 (through figures.engine.registry).
 

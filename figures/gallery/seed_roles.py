@@ -23,6 +23,7 @@ from ..kit.style import INK, MUTED, is_narrow, new_figure
 from ..kit.words import pick
 
 PREPARE = tiny_lm.prepare  # every seed trained and measured before the frame is drawn (figures.engine.render._prepare)
+PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", tiny_lm.progress)  # said while it runs
 CONTROL = None
 ROLE_COLOURS = {"positional": "#56B4E9", "syntactic": "#E69F00", "rare": "#009E73"}
 ROLE_NAMES = {"positional": ("位置", "positional"), "syntactic": ("句法", "syntactic"), "rare": ("稀有词", "rare-word")}

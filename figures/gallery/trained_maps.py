@@ -24,6 +24,7 @@ from ..kit.style import INK, is_narrow, new_figure
 from ..kit.words import pick
 
 PREPARE = tiny_lm.prepare  # every seed trained and measured before the frame is drawn
+PREPARE_PROGRESS = ("seeds of page 4's model trained and measured", tiny_lm.progress)  # said while it runs
 MOST_WORDS = 11  # the sentence drawn has at most this many words (legible on a phone) and a repeated name
 CONTROL = Control(label_zh="种子", label_en="seed", values=tuple(lm_train.SEEDS), start=lm_train.SEEDS[0],
                   slug=lambda s: f"seed{s}", value_label=lambda s, lang: pick(lang, f"种子 {s}", f"seed {s}"))

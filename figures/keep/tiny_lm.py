@@ -159,6 +159,15 @@ def _side_by_side(each: Callable[[int], lm_heads.SeedHeads], seeds: Sequence[int
         return list(threads.map(each, seeds))
 
 
+def progress() -> tuple[int, int]:
+    """(seeds whose measurements are kept on disk, seeds): how far prepare() has come, read without
+    training anything (a build's progress lines say it: figures/engine/progress.py)."""
+    folder = heads_folder()
+    kept = 0 if folder is None else sum(disk.sealed_path(folder / f"{heads_digest(s)}.json").is_file()
+                                        for s in lm_train.SEEDS)
+    return kept, len(lm_train.SEEDS)
+
+
 def prepare() -> None:
     """Train every seed and measure its heads now (measuring trains the seed first, in the same
     process), keeping both on disk, unless they are there already: what seed-roles' PREPARE runs
