@@ -54,6 +54,18 @@ def _forked(pid: int, pids: set[int]) -> set[int]:
     return {p for p in pids if command(p) == command(pid)}
 
 
+def _drawing_server(pids: set[int]) -> set[int]:
+    """The processes of `pids` that multiprocessing's forkserver started: where a build draws once
+    a thread of its own runs beside it (its progress lines: figures/engine/progress.py), since a
+    process with threads is never forked (figures/engine/render.py, _start_method)."""
+    def command(p: int) -> bytes:
+        try:
+            return Path(f"/proc/{p}/cmdline").read_bytes()
+        except OSError:
+            return b"gone"
+    return {p for p in pids if b"multiprocessing.forkserver" in command(p)}
+
+
 def _children(pid: int) -> set[int]:
     return {int(k) for task in Path(f"/proc/{pid}/task").glob("*") for k in (task / "children").read_text().split()}
 
@@ -212,12 +224,14 @@ def test_a_whole_build_stopped_while_it_draws_leaves_the_site_and_no_process(sit
     running: set[int] = set()
     try:
         deadline = time.monotonic() + 180
-        # forked from the build: seed-roles' PREPARE and a drawing process; below PREPARE, not the
-        # build, a seed's trainer (mha_ref/tiny/arithmetic.py), at work for 2 s (past its start)
+        # forked from the build: seed-roles' PREPARE, and a drawing process (forked too, or the
+        # forkserver's); below PREPARE, not the build, a seed's trainer (mha_ref/tiny/arithmetic.py),
+        # at work for 2 s (past its start)
         training: set[int] = set()
-        while not (len(_forked(run.pid, now := below(run.pid))) >= 2 and training & now):
+        while not (len(_forked(run.pid, now := below(run.pid)) | _drawing_server(now)) >= 2 and training & now):
             assert time.monotonic() < deadline and run.poll() is None, Path(f"{target}.log").read_text()[-3000:]
-            training = now - _children(run.pid)
+            servers = _drawing_server(now)  # its drawing processes are below the build too: not trainers
+            training = now - _children(run.pid) - servers - {c for s in servers for c in _children(s)}
             time.sleep(2)
             running |= now
         own = _own_folders(tmp_path)
