@@ -33,6 +33,10 @@ show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
 numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
 drawing = config.get("figures_later") if cache is not None else None  # mkdocs serve: a later.Later (hooks)
+# a serve's first build (and the rebuilds its drawing asks for) shows the pages first; a rebuild after
+# an edit draws first, as a build does (later.Later.background)
+if drawing is not None and not drawing.background(first_language=lang == i18n.default_language):
+    drawing = None
 linked.start(config)
 
 

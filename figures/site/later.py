@@ -55,6 +55,19 @@ class Later:
         self._thread: threading.Thread | None = None
         self._server = None
         self._rebuild_wanted = False  # drawn before the server was there (the first build): rebuild when it is
+        self._next_background = True  # the serve's first build, and each rebuild the drawing asks for
+        self._this_background = True
+
+    def background(self, first_language: bool) -> bool:
+        """Whether this build shows its pages before the missing frames are drawn: the serve's first
+        build (a fresh clone's, minutes of drawing and training) and the rebuilds the drawing asks
+        for. A rebuild after an edit draws what the edit changed first, as `mkdocs build` does, so
+        that a frame that fails is its error card at once. Decided by the first language's build,
+        kept for the others of the same build."""
+        with self._lock:
+            if first_language:
+                self._this_background, self._next_background = self._next_background, False
+            return self._this_background
 
     def draw(self, fill: Callable[[], object]) -> None:
         """fill() (fill_cache of what is missing) in a thread of its own, unless one is under way;
@@ -79,12 +92,14 @@ class Later:
                 self._rebuild_wanted = True
                 return
             server = self._server
+            self._next_background = True
         _rebuild(server)
 
     def served(self, server) -> None:
         """The server, once it is there (hooks.on_serve): told to rebuild when a drawing ends."""
         with self._lock:
             self._server, wanted, self._rebuild_wanted = server, self._rebuild_wanted, False
+            self._next_background = self._next_background or wanted
         if wanted:
             _rebuild(server)
 
