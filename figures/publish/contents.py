@@ -36,8 +36,13 @@ def page_numbers(nav: list, numbers: dict[str, FigureNumber]) -> dict[str, int]:
 
 
 def caption(fig_id: str, lang: str) -> str:
-    """A figure's caption in `lang`, as its module writes it (constructs unexpanded)."""
-    mod = registry.get(fig_id)
+    """A figure's caption in `lang`, as its module writes it (constructs unexpanded); "" for a figure
+    that fails to import: that failure is the figure's card where it is drawn (under `mkdocs serve`)
+    or stops the build there, naming it (gen_figures.py), not a failure of the reading times."""
+    try:
+        mod = registry.get(fig_id)
+    except registry.FigureError:
+        return ""
     return mod.CAPTION_ZH if lang == "zh" else mod.CAPTION_EN
 
 
