@@ -61,7 +61,8 @@ def figure_cache(tmp_path_factory, request):
     checking = None
     if formats is not None and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of several: when a test asks
         from frame_checks import Checking
-        checking = request.config.stash[CHECKING] = Checking(formats, request.config.stash[CHECK_TRAINED])  # draws while the first tests run
+        checking = request.config.stash[CHECKING] = Checking(formats, request.config.stash[CHECK_TRAINED],  # draws while the first tests run
+                                                             *request.config.stash[CHECK_FRAMES])
     yield
     if checking is not None:
         checking.cancel()
@@ -75,7 +76,8 @@ def checked_frames(figure_cache, request):
     drawn in the background since the session started."""
     from frame_checks import Checking
     checking = request.config.stash.get(CHECKING, None) or Checking(request.config.stash.get(CHECK_FORMATS, None),
-                                                                    request.config.stash.get(CHECK_TRAINED, True))
+                                                                    request.config.stash.get(CHECK_TRAINED, True),
+                                                                    *request.config.stash.get(CHECK_FRAMES, (True, frozenset())))
     return checking.result()
 
 
@@ -98,6 +100,7 @@ def _no_training_unless_marked(request):
         return
     with pytest.MonkeyPatch.context() as patch:
         refuse_training(patch)
+        patch.setenv(tiny_lm.REFUSE, "1")  # and in the processes the tests start (figures.keep.tiny_lm)
         yield
 
 
@@ -140,6 +143,8 @@ MARKED_BY = {"build": {"site_builds", "site", "served", "mkdocs_build", "site_co
 CHECK_FORMATS = pytest.StashKey[tuple]()  # what the session's frame checks draw; absent: no test reads them
 CHECK_TRAINED = pytest.StashKey[bool]()  # whether the session reaches page 4's trained model (a test marked trained, a build)
 CHECKING = pytest.StashKey[object]()  # the frame checks under way (frame_checks.Checking)
+# whether the session's frame checks draw every frame, and the frames its tests name (frame_checks.Checking)
+CHECK_FRAMES = pytest.StashKey[tuple]()
 BUILDS_USED = pytest.StashKey[set]()  # the fixtures of site_builds.BUILDS that the session's tests use
 
 
@@ -182,6 +187,20 @@ def pytest_collection_modifyitems(config, items):
         from frame_checks import page_formats
         builds = any(item.get_closest_marker(m) for item in items for m in ("build", "serve"))
         config.stash[CHECK_FORMATS] = bundles.site_formats() if builds else page_formats()
+        # Every frame for a session that builds, serves, trains, runs the browser or a test set slow by
+        # hand (the whole suite); otherwise (the fast loop) the frame each page opens on and the frames
+        # the session's tests name: after an edit reaching every figure, one frame a figure and language
+        # is drawn, not all of them
+        named = frozenset(frame for frame in map(_frame_checked, items) if frame is not None)
+        every = any(item.get_closest_marker(m) for item in items for m in ("build", "browser", "serve", "trained")) or \
+            any(item.get_closest_marker("slow") and _frame_checked(item) is None for item in items)
+        config.stash[CHECK_FRAMES] = (every, named)
+
+
+def _frame_checked(item):
+    """The frame a test of one frame checks (frame_checks.frame_params), or None."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("frame") if callspec is not None and "checked_frames" in item.fixturenames else None
 
 
 @pytest.fixture(scope="session")

@@ -324,10 +324,28 @@ def needs_training(fig_id: str) -> bool:
     return getattr(registry.get(fig_id), "PREPARE", None) is not None
 
 
+def opening(frame: Frame) -> bool:
+    """Whether the frame is the one its figure's page opens on (its control's start; a figure without
+    a control has only that one): the fast loop checks these, the whole suite every frame."""
+    control = registry.get(frame.fig_id).CONTROL
+    return control is None or frame.value == control.start
+
+
 def frame_params(frames: list[Frame]) -> list:
-    """The frames as pytest parameters, those of a figure that needs training marked `trained`."""
+    """The frames as pytest parameters: those of a figure that needs training marked `trained`, and
+    every frame but the one its page opens on marked `slow` (the whole suite checks them; the fast
+    loop, after an edit that reaches every figure, draws one frame a figure and language)."""
     import pytest
-    return [pytest.param(f, marks=[pytest.mark.trained] if needs_training(f.fig_id) else []) for f in frames]
+    return [pytest.param(f, marks=[*([pytest.mark.trained] if needs_training(f.fig_id) else []),
+                                   *([] if opening(f) else [pytest.mark.slow])]) for f in frames]
+
+
+def checked_keys(trained: bool = True, every: bool = True, named: frozenset[Frame] = frozenset()) -> list[tuple[Frame, str]]:
+    """The (frame, language) pairs a session checks (Checking): every frame of every figure in both
+    languages; without `trained`, none of a figure that needs training; without `every`, only the
+    frame each page opens on (opening) and the frames `named`."""
+    return [(frame, lang) for lang in LANGS for frame in plan()
+            if (trained or not needs_training(frame.fig_id)) and (every or opening(frame) or frame in named)]
 
 
 class Checking:
@@ -335,11 +353,14 @@ class Checking:
     each file drawn put into the figure cache (MHA_FIGURE_CACHE) by the worker that drew it;
     result() waits for the pool. fmts: the site's (bundles.site_formats) unless told, e.g.
     page_formats() in a session that builds no site. Without `trained` (a session that runs no
-    test marked trained: the fast loop), the frames of the figures that need training are left out."""
+    test marked trained: the fast loop), the frames of the figures that need training are left out;
+    without `every` (a session whose tests need no other: the fast loop), all but the frame each
+    page opens on (opening) and the frames `named` by the session's tests."""
 
-    def __init__(self, fmts: tuple[str, ...] | None = None, trained: bool = True):
+    def __init__(self, fmts: tuple[str, ...] | None = None, trained: bool = True, every: bool = True,
+                 named: frozenset[Frame] = frozenset()):
         fmts = fmts or bundles.site_formats()
-        self.keys = [(frame, lang) for lang in LANGS for frame in plan() if trained or not needs_training(frame.fig_id)]
+        self.keys = checked_keys(trained, every, named)
         cache = from_env()
         if cache is None:  # no cache: the files come back as bytes
             paths = {key: None for key in self.keys}

@@ -78,7 +78,7 @@ def test_every_colour_text_is_written_in_reads_as_well_on_slate(checked_frames):
     near the background, as it stayed near white."""
     used = {m.decode() for c in checked_frames.values() for m in COLOUR.findall(c.files["svg"])}
     ink = [c for c in sorted(used) if dark.contrast(c, "#ffffff") >= WCAG_TEXT]
-    assert len(ink) > 5
+    assert len(ink) >= 5  # five in the frames the fast loop checks (one a figure)
     weak = [(c, dark.colour(c), round(dark.contrast(dark.colour(c), dark.SLATE), 2)) for c in ink
             if dark.contrast(dark.colour(c), dark.SLATE) < WCAG_TEXT]
     assert weak == []

@@ -533,9 +533,9 @@ def test_a_seeds_measurements_are_kept_and_read_back_whole(kept, monkeypatch):
 
 
 
-def test_python_m_figures_numbers_seeds_prints_every_kept_seed():
-    """The command line reads the seeds kept for the session (conftest's figure cache): a table per
-    seed, a line per head, then every quantity over the seeds."""
+def test_python_m_figures_numbers_seeds_prints_every_kept_seed(trained_lm):
+    """The command line reads the seeds kept for the session (conftest's figure cache, trained_lm
+    trains them first): a table per seed, a line per head, then every quantity over the seeds."""
     run = subprocess.run([sys.executable, "-m", "figures.numbers.seeds"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()

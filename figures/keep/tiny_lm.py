@@ -60,11 +60,34 @@ def load(data: bytes, config: lm_train.LMTrainConfig, seed: int) -> lm_train.Tra
         return lm_train.TrainedLM(model, a["losses"], config, seed)
 
 
+REFUSE = "MHA_NO_TRAINING"  # 1: training page 4's model (lm_train.CONFIG) fails (the fast test loop sets it)
+
+
+class TrainingRefused(RuntimeError):
+    """Page 4's model was to be trained where MHA_NO_TRAINING=1 forbids it."""
+
+
+def training_refused() -> bool:
+    """Whether MHA_NO_TRAINING turns training page 4's model off (a value it does not take: EnvError)."""
+    return switches.env_switch(REFUSE, False)
+
+
+def _unless_refused(make: Callable, what: str) -> Callable:
+    """make, or, with MHA_NO_TRAINING on, a function refusing in one line to train `what`: the fast
+    test loop sets it, so that a test reaching the model in a process of its own fails at once
+    instead of training for minutes (tests/conftest.py)."""
+    def refused():
+        raise TrainingRefused(f"page 4's model, {what}, would be trained here, and {REFUSE}=1 forbids it "
+                              "(the fast test loop sets it: a test that reaches the model is marked trained)")
+    return refused if training_refused() else make
+
+
 @functools.lru_cache(maxsize=16)
 def _trained(config: lm_train.LMTrainConfig, seed: int, digest: str, folder: Path | None) -> lm_train.TrainedLM:
+    make = functools.partial(arithmetic.run, lm_train.__name__, "train", config, seed)
     return disk.kept_or_made(None if folder is None else folder / f"{digest}.npz",
                              functools.partial(load, config=config, seed=seed),
-                             functools.partial(arithmetic.run, lm_train.__name__, "train", config, seed),
+                             _unless_refused(make, f"seed {seed}") if config == lm_train.CONFIG else make,
                              dump, "trained weights")
 
 

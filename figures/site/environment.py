@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
-from ..keep import disk, switches
+from ..keep import disk, switches, tiny_lm
 from ..engine import pool
 from ..publish import bundles, identity
 from . import changes, offline, offline_reading
@@ -23,7 +23,7 @@ def _previous_release() -> None:
 
 READERS = (disk.cache_folder, pool.limit_from_env, bundles.downloads_on, build_en,
            identity.require_real_site_url, identity.load, offline.wanted, offline_reading.offline_zip,
-           _previous_release)
+           _previous_release, tiny_lm.training_refused)
 
 
 def check() -> None:
