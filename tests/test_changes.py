@@ -57,6 +57,8 @@ def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pag
     rows = [line for line in text.splitlines() if line.startswith("| `blend.peak`")]
     assert rows == [f"| `blend.peak` | 0.5 | 0.625 | [One{lang}](one.md) |"]
     assert f"| [`blend`](one.md#fig-blend) | <before blend> | <after blend> |" in text
+    # the header as a reader reads it (a key given twice in WORDS once made it "after {t}")
+    assert {"zh": "| 图 | 之前（1.0.0） | 现在 |", "en": "| Figure | Before (1.0.0) | Now |"}[lang] in text
     w = changes.WORDS[lang]
     assert (f"- [One{lang}](one.md){w['sep']}{w['section']}{w['colon']}[edited{lang}](one.md#edited){w['sep']}"
             f"{w['new_sections']}{w['colon']}[more{lang}](one.md#more)") in text  # in the language's punctuation
@@ -70,8 +72,11 @@ def test_the_tables_name_each_change_with_its_old_and_new_value_and_link_the_pag
         assert f"{{#{anchor}}}" in text
 
 
-def test_with_no_earlier_release_the_page_says_it_is_the_first():
-    assert changes.markdown(None, None, "en", None) == changes.WORDS["en"]["first"] + "\n"
+@pytest.mark.parametrize("lang, says", [("en", "first release"), ("zh", "第一个版本")])
+def test_with_no_earlier_release_the_page_says_it_is_the_first(lang, says):
+    """(Once the key of "first" in a section's place overwrote it: the page said "first" alone.)"""
+    text = changes.markdown(None, None, lang, None)
+    assert says in text and text.endswith("\n") and text.count("\n") == 1, text
 
 
 def _git(repo, *args):
@@ -319,20 +324,22 @@ def test_each_section_retitled_renamed_or_moved_is_listed_under_its_page_linked(
 
     assert lines == [
         said(f"[{mark}Tensor shapes](a.md#shapes)", ["retitled"], [w["titled"].format(t=title("Shapes"))]),
-        said(f"[{mark}Detail](a.md#detail)", ["moved"], [w["under"].format(t=title("Heads")), w["first"]],
-             [w["under"].format(t=title("Loop")), w["first"]]),
-        said(f"[{mark}Setup](a.md#setup)", ["moved"], [w["first"]], [w["after"].format(t=title("Loop"))]),
+        said(f"[{mark}Detail](a.md#detail)", ["moved"], [w["under"].format(t=title("Heads")), w["foremost"]],
+             [w["under"].format(t=title("Loop")), w["foremost"]]),
+        said(f"[{mark}Setup](a.md#setup)", ["moved"], [w["foremost"]], [w["placed_after"].format(t=title("Loop"))]),
         said(f"[{mark}New name](a.md#new-name)", ["retitled", "renamed"],
              [w["id"].format(id="old-name"), w["titled"].format(t=title("Old name"))]),
         said(f"[{mark}Travel](a.md#travel)", ["moved"],
-             [w["on_under"].format(page=f"[B{lang}](b.md)", t=title("B")), w["after"].format(t=title("Costs"))],
-             [w["under"].format(t=title("A")), w["after"].format(t=title("New name"))]),
+             [w["on_under"].format(page=f"[B{lang}](b.md)", t=title("B")), w["placed_after"].format(t=title("Costs"))],
+             [w["under"].format(t=title("A")), w["placed_after"].format(t=title("New name"))]),
     ]
     assert w["no_titles"].format(v="1.0.0") not in text
     assert {"zh": "[中Travel](a.md#travel)：挪了位置。原来在[Bzh](b.md)页的“中B”一节下，排在“中Costs”之后；"
                   "现在在“中A”一节下，排在“中New name”之后。",
             "en": "[Travel](a.md#travel): moved; before: on [Ben](b.md), under “B”, after “Costs”; "
                   "now: under “A”, after “New name”."}[lang] == lines[-1]  # as a reader reads it
+    assert {"zh": "[中Detail](a.md#detail)：挪了位置。原来在“中Heads”一节下，排在最前；现在在“中Loop”一节下，排在最前。",
+            "en": "[Detail](a.md#detail): moved; before: under “Heads”, first; now: under “Loop”, first."}[lang] == lines[1]
 
 
 def _older(tree, *keys):
@@ -360,7 +367,7 @@ def test_an_earlier_snapshot_is_compared_on_what_it_gives(lang):
     w = changes.WORDS[lang]
     assert w["no_titles"].format(v="1.0.0") in text and w["no_places"].format(v="1.0.0") in text
     assert w["id"].format(id="old-name") in text  # the earlier side named by its ids:
-    assert w["after"].format(t="`#heads`") in text and w["sections_removed"] + w["colon"] + "`#travel`" in text
+    assert w["placed_after"].format(t="`#heads`") in text and w["sections_removed"] + w["colon"] + "`#travel`" in text
 
 
 @pytest.mark.parametrize("module", ["figures.publish.snapshot", "figures.site.tables"])

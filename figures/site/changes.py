@@ -143,7 +143,7 @@ WORDS = {
         "sections_removed": "删去的小节", "retitled": "改了标题", "renamed": "换了锚点", "moved": "挪了位置",
         "shift": "{link}：{how}。原来{old}{now}。", "now": "；现在{new}", "clause": "，",
         "titled": "标题是{t}", "id": "锚点是 `#{id}`", "on": "在{page}页", "on_under": "在{page}页的{t}一节下", "under": "在{t}一节下",
-        "top": "在最外一层", "after": "排在{t}之后", "first": "排在最前", "quoted": "“{t}”",
+        "top": "在最外一层", "placed_after": "排在{t}之后", "foremost": "排在最前", "quoted": "“{t}”",
         "no_titles": "上一版（{v}）的记录里没有小节标题：之后改了标题的小节这里列不出来，它的小节只能用锚点称呼。",
         "no_places": "上一版（{v}）的记录里没有标题的级别：小节只有换了页面，或者在页内的先后次序变了，才算挪了位置。",
     },
@@ -163,7 +163,7 @@ WORDS = {
         "sections_removed": "Sections removed", "retitled": "retitled", "renamed": "given a new id", "moved": "moved",
         "shift": "{link}: {how}; before: {old}{now}.", "now": "; now: {new}", "clause": ", ",
         "titled": "titled {t}", "id": "id `#{id}`", "on": "on {page}", "on_under": "on {page}, under {t}", "under": "under {t}",
-        "top": "at the top level", "after": "after {t}", "first": "first", "quoted": "“{t}”",
+        "top": "at the top level", "placed_after": "after {t}", "foremost": "first", "quoted": "“{t}”",
         "no_titles": "The previous release ({v}) records no titles of its sections: a heading retitled since is "
                      "not listed, and its sections are named by their ids.",
         "no_places": "The previous release ({v}) records no levels of its headings: a section is listed as moved "
@@ -295,7 +295,7 @@ def _shift(moved: Moved, before: dict, after: dict, pages: dict, old_pages: dict
             else:
                 parent = _called(sections, (place.page, place.parent), lang)
                 said[-1:] = [w["on_under"].format(page=page, t=parent)] if page else [*said, w["under"].format(t=parent)]
-        said.append(w["first"] if place.after is None else w["after"].format(t=_called(sections, (place.page, place.after), lang)))
+        said.append(w["foremost"] if place.after is None else w["placed_after"].format(t=_called(sections, (place.page, place.after), lang)))
         return said
 
     was = ([w["id"].format(id=o.id)] if "renamed" in moved.how else []) + \
