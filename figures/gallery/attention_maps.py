@@ -68,9 +68,11 @@ def data(lang: str):
     return [pick(lang, "图", "map"), pick(lang, "查询", "query"), *toy.TOKENS], rows
 
 
-def _map(ax, key: str, title: str, weights, numbers: bool) -> None:
+def weights_grid(ax, weights, numbers: bool = True, **ticks):
+    """A map of the running example's weights (rows: queries, columns: keys), each cell's weight
+    written in it unless `numbers` is False, the tokens along both sides, no frame; `ticks` go to
+    tick_params. Its image."""
     image = ax.imshow(weights, cmap=SHADES, norm=NORM, interpolation="nearest")
-    image.set_label(key)
     if numbers:
         for q in range(toy.N):
             for k in range(toy.N):
@@ -78,9 +80,14 @@ def _map(ax, key: str, title: str, weights, numbers: bool) -> None:
                         color="white" if weights[q, k] > 0.55 else INK)
     ax.set_xticks(range(toy.N), toy.TOKENS, fontsize=8.5)
     ax.set_yticks(range(toy.N), toy.TOKENS, fontsize=8.5)
-    ax.tick_params(length=0, labeltop=True, labelbottom=False)
+    ax.tick_params(length=0, **ticks)
     for spine in ax.spines.values():
         spine.set_visible(False)
+    return image
+
+
+def _map(ax, key: str, title: str, weights, numbers: bool) -> None:
+    weights_grid(ax, weights, numbers, labeltop=True, labelbottom=False).set_label(key)
     ax.set_title(title, loc="left", fontsize=9.5, color=HEAD_COLOURS.get(key, INK))
 
 

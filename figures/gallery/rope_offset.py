@@ -12,7 +12,7 @@ import numpy as np
 
 from mha_ref.example import rotary, toy
 
-from .attention_maps import NORM, SHADES, cell_text
+from .attention_maps import weights_grid
 from ..kit.control import Control
 from ..kit.readouts import decimals
 from ..kit.style import HEAD_COLOURS, INK, MUTED, is_narrow, new_figure
@@ -85,17 +85,7 @@ def _plane(ax, shift: int, lang: str) -> None:
 
 
 def _table(ax, shift: int, lang: str) -> None:
-    weights = rotary.position_head(shift).weights
-    ax.imshow(weights, cmap=SHADES, norm=NORM, interpolation="nearest")
-    for q in range(toy.N):
-        for k in range(toy.N):
-            ax.text(k, q, cell_text(weights[q, k]), ha="center", va="center", fontsize=8.5,
-                    color="white" if weights[q, k] > 0.55 else INK)
-    ax.set_xticks(range(toy.N), toy.TOKENS, fontsize=8.5)
-    ax.set_yticks(range(toy.N), toy.TOKENS, fontsize=8.5)
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    weights_grid(ax, rotary.position_head(shift).weights)
     ax.set_title(pick(lang, "权重表（行：查询，列：键）", "weights (rows: queries, columns: keys)"),
                  loc="left", fontsize=9.5, color=HEAD_COLOURS["position"])
 
