@@ -497,6 +497,10 @@ def test_progress_says_each_count_with_the_time_left_at_its_rate_so_far():
     now[0], seeds[0] = 75.0, 5
     progress.drawn(30)
     assert progress.line() == "figures: 40 of 40 frames drawn; seeds trained: 5 of 5"
+    progress = Progress(40, said.append, {"seeds trained": lambda: (seeds[0], 5)}, clock=lambda: now[0], waiting=4)
+    now[0], seeds[0] = 80.0, 2
+    progress.drawn(36)  # the others are drawn once the seeds are trained
+    assert progress.line().startswith("figures: 36 of 40 frames drawn, 4 wait for what follows; seeds trained: 2 of 5")
 
 
 def test_filling_the_cache_says_how_many_frames_are_drawn_of_how_many(tmp_path):

@@ -316,13 +316,15 @@ def _tasks(langs, ids, formats, cache: FigureCache | None,
 
 def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
                  cache: FigureCache | None = None, jobs: int | None = None,
-                 keep_going: bool = False) -> Iterator[Rendered]:
+                 keep_going: bool = False, draw: bool = True) -> Iterator[Rendered]:
     """Every frame of the chosen figures in each language and format, in site order.
 
     With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
     others are drawn in a process pool (render_many) and stored as they arrive. A failure raises
     FigureError; with `keep_going` it comes as a Rendered with `error` set instead (first those of
     figures that failed to import, one per language, then every frame that failed to draw).
+    With draw=False (`mkdocs serve`, which draws them later: figures/site/later.py) a frame the
+    cache lacks is not drawn: it comes as a Rendered with neither data nor error.
     """
     langs = list(langs)
     broken: list[FigureError] | None = [] if keep_going else None
@@ -331,6 +333,11 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.failed(path) or cache.get(path, task) for task, path in zip(tasks, paths)]
     # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
+    if not draw:
+        yield from (Rendered(*task, data, drawn=False) if data is None or isinstance(data, bytes)
+                    else Rendered(*task, None, drawn=False, error=data.at(task[1], task[0].slug))
+                    for task, data in zip(tasks, found))
+        return
     fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
     preparing = _prepare(fresh_tasks, jobs)
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
@@ -358,14 +365,23 @@ def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
         yield Rendered(*task, data, drawn=True)
 
 
+def not_cached(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+               formats: Iterable[str] = ("svg",)) -> set[str]:
+    """The figures with a frame the cache lacks (neither drawn nor failed) in one of the languages and formats."""
+    tasks, paths = _tasks(list(langs), ids, formats, cache, [])
+    return {task[0].fig_id for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)}
+
+
 def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
                formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False,
-               say: Callable[[str], None] | None = None) -> int:
+               say: Callable[[str], None] | None = None, drawn_but_prepared: Callable[[], None] | None = None) -> int:
     """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
 
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError.
     say: where to say how far the drawing has come every few seconds (progress.Progress): frames
     drawn of how many, the work their PREPARE does (page 4's seeds trained), the time left.
+    drawn_but_prepared: called when every frame is drawn but those of the figures waiting for their PREPARE
+    (`mkdocs serve` then shows what is drawn: figures/site/later.py).
 
     Code edited while its frames are drawn (a file saved under `mkdocs serve` during a rebuild) could
     leave frames of one version under the digest of the other: when the code's bytes differ after the
@@ -378,13 +394,16 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
     preparing = _prepare(drawings, jobs, wait=False)
     # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
     waiting = {frame.fig_id for frame, *_ in drawings if preparing and _preparation(frame.fig_id) is not None}
-    progress = None if say is None or not drawings else Progress(len(drawings), say, _prepare_progress(waiting)).start()
+    progress = None if say is None or not drawings else \
+        Progress(len(drawings), say, _prepare_progress(waiting), waiting=sum(d[0].fig_id in waiting for d in drawings)).start()
     kept, full = [], False
     try:
         for group in ([m for m in missing if m[0][0].fig_id not in waiting], [m for m in missing if m[0][0].fig_id in waiting]):
             if full or not group:
                 continue
             if group[0][0][0].fig_id in waiting:
+                if drawn_but_prepared is not None and len(group) < len(missing):  # others were drawn
+                    drawn_but_prepared()
                 _await(preparing)
             group_drawings = _drawings(task for task, _ in group)
             with closing(render_many(group_drawings, jobs, keep_going)) as drawn:

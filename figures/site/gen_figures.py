@@ -17,11 +17,11 @@ from mkdocs.exceptions import PluginError
 
 from figures.engine import pool, registry
 from figures.engine.cache import from_env
-from figures.engine.render import FigureError, fill_cache, render_files
+from figures.engine.render import FigureError, fill_cache, not_cached, render_files
 from figures.keep import disk
 from figures.kit.words import LANGS
 from figures.publish import bundles, deck_files, decks
-from figures.site import cards, linked
+from figures.site import cards, later, linked
 from figures.text.constructs import MarkupError
 
 log = logging.getLogger("mkdocs.plugins.figures")
@@ -32,6 +32,11 @@ built = tuple(language.locale for language in i18n.config.languages if language.
 show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
 numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
+drawing = config.get("figures_later") if cache is not None else None  # mkdocs serve: a later.Later (hooks)
+# a serve's first build (and the rebuilds its drawing asks for) shows the pages first; a rebuild after
+# an edit draws first, as a build does (later.Later.background)
+if drawing is not None and not drawing.background(first_language=lang == i18n.default_language):
+    drawing = None
 linked.start(config)
 
 
@@ -52,11 +57,13 @@ def written(results, drawn: set, counts: dict, pdfs: dict):
     for r in results:
         drawn.update([(r.frame, r.lang)] if r.drawn else [])
         counts["files"] += 1
-        if r.error is None:
+        if r.error is None and r.data is not None:
             if r.fmt == "pdf":
                 pdfs[r.frame] = r.data
             yield r
-        elif r.fmt == "svg":  # a PDF or PNG of a failed frame is left out (markup then links none)
+        elif r.data is None and r.fmt == "svg":  # mkdocs serve: drawn later (later.py)
+            write(r.lang, r.frame.path("svg"), cards.pending_svg(r.lang))
+        elif r.error is not None and r.fmt == "svg":  # a PDF or PNG of a failed frame is left out (markup then links none)
             log.info(f"shown as an error card: {r.error.headline}")
             write(r.lang, r.frame.path("svg"), cards.svg(r.error))
 
@@ -71,10 +78,17 @@ try:
     # languages' builds then find theirs in the cache.
     if cache is not None and lang == i18n.default_language:
         disk.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
-        filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info)
-    rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show)
+        if drawing is None:  # mkdocs build: every frame drawn before a page is made
+            filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info)
+        elif not_cached(cache, built, formats=formats):  # mkdocs serve: the pages now, the frames after them
+            drawing.draw(lambda: fill_cache(cache, built, formats=formats, keep_going=True, say=log.info,
+                                            drawn_but_prepared=drawing.rebuild))
+    later_ids = set() if drawing is None else not_cached(cache, (lang,), formats=formats)
+    later.start_build(later_ids, later.model_values() if later_ids and not later.model_ready() else ())
+    rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show, draw=drawing is None)
     bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False, cache=cache)
-    counts["files"] += bundles.write_tables((lang,), registry.ORDER, write, keep_going=show)
+    counts["files"] += bundles.write_tables((lang,), [i for i in registry.ORDER if i not in later_ids], write,
+                                            keep_going=show)
     if pdfs:  # the slide decks, made of the frames' PDFs: none without downloads
         counts["files"] += len(deck_files.write_all(numbers, lang, pdfs.get, lambda path, data: write(lang, path, data)))
 except FigureError as e:
@@ -86,4 +100,5 @@ except decks.DeckError as e:
         raise PluginError(str(e)) from None
     log.warning(str(e))  # mkdocs serve: the page links no deck it lacks
 log.info(f"figures ({lang}): {counts['files']} files; {filled + len(drawn)} frames drawn, "
+         + (f"{len(later_ids)} figures being drawn (the page shows them when done), " if later_ids else "")
          + ("no cache" if cache is None else f"the rest from {cache.folder}"))

@@ -1,0 +1,79 @@
+"""`mkdocs serve` shows its pages before every frame is drawn (figures/site/later.py): the frames the
+figure cache lacks are drawn in the background, shown meanwhile as cards saying so, page 4's numbers
+as marks while its model trains, and the server rebuilds when the drawing ends. Here the pieces, with
+no site built; `mkdocs build` never shows a placeholder (test_site.py checks the built site)."""
+
+import threading
+
+from mkdocs.livereload import LiveReloadServer
+
+from figures.engine import render
+from figures.engine.cache import FigureCache
+from figures.engine.render import frames, render_files
+from figures.site import cards, later, markup, serving
+
+
+def test_a_frame_the_cache_lacks_is_left_undrawn_when_told(tmp_path, monkeypatch):
+    cache = FigureCache(tmp_path)
+    assert render.not_cached(cache, ["en"], ["peak-dip", "causal-mask"]) == {"peak-dip", "causal-mask"}
+    render.fill_cache(cache, ["en"], ["causal-mask"], jobs=1)
+    assert render.not_cached(cache, ["en"], ["peak-dip", "causal-mask"]) == {"peak-dip"}
+    monkeypatch.setattr(render, "_render_task", lambda task: (_ for _ in ()).throw(AssertionError("drawn")))
+    got = list(render_files(["en"], ["peak-dip", "causal-mask"], cache=cache, draw=False))
+    assert [(r.frame.fig_id, r.data is None, r.error) for r in got] == \
+        [("peak-dip", True, None)] * len(frames("peak-dip")) + [("causal-mask", False, None)] * len(frames("causal-mask"))
+
+
+def test_a_page_shows_a_figure_being_drawn_and_a_number_being_computed_as_placeholders(monkeypatch):
+    text = "# T\n\n{{ figure peak-dip }}\n\nThe model reaches {{ value lm.seeds }} seeds and {{ value toy.n }} tokens.\n"
+    later.start_build({"peak-dip"}, {"lm.seeds"})
+    try:
+        for lang in ("zh", "en"):
+            served, _ = markup.expand(text, lang, lambda path: path, "page.md", show_failures=True)
+            assert served.count(later.PENDING_CLASS) == 2 and later.WORDS[lang] in served
+            assert 'id="fig-peak-dip"' in served  # links to the figure still land
+            assert 'data-value="lm.seeds"' in served and "{{" not in served  # toy.n printed as usual
+        built, _ = markup.expand(text, "en", lambda path: path, "page.md", show_failures=False)
+        assert later.PENDING_CLASS not in built  # mkdocs build: never a placeholder
+        kept = []
+
+        def kept_if(folder, key, make, what, keep, **kwargs):  # expansions.kept: what it would keep
+            value = make()
+            kept.append(keep(value))
+            return value
+        monkeypatch.setattr(markup.expansions, "kept", kept_if)
+        markup.kept_expansion((text, "en", "page.md", 1, "", "page.md", True, "", ""),
+                              lambda: markup.expand(text, "en", lambda path: path, "page.md", show_failures=True))
+        assert kept == [False]  # a page holding a placeholder is never kept
+    finally:
+        later.start_build((), ())
+
+
+def test_a_frame_being_drawn_is_a_card_in_the_pages_language():
+    for lang in ("zh", "en"):
+        svg = cards.pending_svg(lang).decode()
+        assert svg.startswith("<svg") and later.WORDS[lang] in svg and later.PENDING_CLASS in svg
+        assert "http" not in svg.replace("http://www.w3.org/2000/svg", "")  # nothing from elsewhere
+
+
+def test_when_the_drawing_ends_the_server_rebuilds():
+    """The background drawing ends before the server is there (serve's first build) or after: either
+    way mkdocs' own LiveReloadServer is told to rebuild, as a watched file's change tells it."""
+    rebuilt = threading.Event()
+    server = LiveReloadServer(builder=rebuilt.set, host="127.0.0.1", port=0, root=".")
+    serving.check(server)
+    loop = threading.Thread(target=server._build_loop, daemon=True)  # what serve() runs after starting
+    drawing, drawn = later.Later(), threading.Event()
+    drawing.draw(drawn.set)
+    assert drawn.wait(10)
+    loop.start()
+    try:
+        assert not rebuilt.wait(0.5)  # no server yet: nothing told
+        drawing.served(server)  # hooks.on_serve
+        assert rebuilt.wait(10)
+        rebuilt.clear()
+        drawing.draw(lambda: None)  # a drawing that ends with the server there
+        assert rebuilt.wait(10)
+    finally:
+        server.shutdown()
+        loop.join(10)
