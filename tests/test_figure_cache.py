@@ -434,21 +434,27 @@ def test_the_fonts_count_by_their_files_and_order_not_by_where_a_venv_put_them(t
 
 
 def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, monkeypatch):
-    """A file saved while a build draws (mkdocs serve): the frames could be either version's, under one
-    version's digest. Here the code's bytes read differently once the first frame is drawn."""
+    """A file saved while frames are drawn (mkdocs serve): the frames could be either version's, under
+    one version's digest. Here the code's bytes read differently once the first frame is drawn, and
+    with them the digest of width-slices (what it is drawn from), not that of peak-dip."""
     from figures.engine.sources import Sources
     cache = FigureCache(tmp_path)
     _, paths = render_module._tasks(["en"], ["width-slices"], ("svg",), cache)
+    _, others = render_module._tasks(["en"], ["peak-dip"], ("svg",), cache)
     edited = []
-    real_stamp, real_task = Sources.stamp, render_module._render_task
+    real_stamp, real_digest, real_task = Sources.stamp, Sources.digest, render_module._render_task
     monkeypatch.setattr(Sources, "stamp", lambda self: real_stamp(self) + ("+edit" if edited else ""))
+    monkeypatch.setattr(Sources, "digest", lambda self, module: real_digest(self, module)
+                        + ("+edit" if edited and module.endswith("width_slices") else ""))
     monkeypatch.setattr(render_module, "_render_task", lambda task: edited.append(task) or real_task(task))
-    render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert len(edited) == len(paths) > 1 and not any(disk.sealed_path(p).exists() for p in paths)
+    render_module.fill_cache(cache, ["en"], ["width-slices", "peak-dip"], ("svg",), jobs=1)
+    assert len(edited) == len(paths) + len(others) > 2 and not any(disk.sealed_path(p).exists() for p in paths)
+    assert all(disk.sealed_path(p).exists() for p in others)  # its code did not change: kept
     assert _warnings(caplog) == [f"figure cache: the code changed while {len(paths)} files were drawn; they are "
                                  "not kept (the next build draws them again)"]
     edited.clear()
     monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
+    monkeypatch.setattr(Sources, "digest", real_digest)
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
     assert all(disk.sealed_path(p).exists() for p in paths)
 

@@ -13,15 +13,42 @@ from figures.engine.render import frames, render_files
 from figures.site import cards, later, markup, serving
 
 
-def test_a_frame_the_cache_lacks_is_left_undrawn_when_told(tmp_path, monkeypatch):
+def test_a_frame_drawn_elsewhere_meanwhile_is_left_undrawn(tmp_path, monkeypatch):
+    """The frames the serve's first drawing has under way: a rebuild neither draws them (render_files'
+    `later`, fill_cache's `skip`) nor waits for them; the frames an edit changed it draws."""
     cache = FigureCache(tmp_path)
-    assert render.not_cached(cache, ["en"], ["peak-dip", "causal-mask"]) == {"peak-dip", "causal-mask"}
-    render.fill_cache(cache, ["en"], ["causal-mask"], jobs=1)
-    assert render.not_cached(cache, ["en"], ["peak-dip", "causal-mask"]) == {"peak-dip"}
+    ids = ["peak-dip", "causal-mask"]
+    underway = render.missing(cache, ["en"], ids)
+    assert set(underway.values()) == set(ids)
+    peak_dip = {path for path, fig_id in underway.items() if fig_id == "peak-dip"}
+    assert render.fill_cache(cache, ["en"], ids, jobs=1, skip=peak_dip) == len(frames("causal-mask"))
+    assert set(render.missing(cache, ["en"], ids).values()) == {"peak-dip"}
+    assert render.missing(cache, ["en"], ids, among=frozenset()) == {}
     monkeypatch.setattr(render, "_render_task", lambda task: (_ for _ in ()).throw(AssertionError("drawn")))
-    got = list(render_files(["en"], ["peak-dip", "causal-mask"], cache=cache, draw=False))
+    got = list(render_files(["en"], ids, cache=cache, later=peak_dip))
     assert [(r.frame.fig_id, r.data is None, r.error) for r in got] == \
         [("peak-dip", True, None)] * len(frames("peak-dip")) + [("causal-mask", False, None)] * len(frames("causal-mask"))
+
+
+def test_what_failed_is_remembered_where_the_server_keeps_it(tmp_path, monkeypatch):
+    """A frame that failed in the serve's first drawing, or in a rebuild, is its error card in every
+    later build: the failure is kept in the serve's Later (FigureCache's `failures`), not in a module
+    that a rebuild after an edit imports afresh, and read back whatever class its error is of."""
+    serve = later.Later()
+    cache = FigureCache(tmp_path, serve.failures)
+    path = next(iter(render.missing(cache, ["en"], ["peak-dip"])))
+
+    class ErrorImportedBeforeAnEdit:  # a FigureError of the modules imported before the rebuild's
+        def at(self, lang, slug=None):
+            return self
+    error = ErrorImportedBeforeAnEdit()
+    cache.failed(path, error)
+    monkeypatch.setattr(render, "_render_task", lambda task: (_ for _ in ()).throw(AssertionError("drawn")))
+    fresh = FigureCache(tmp_path, serve.failures)  # the next build's cache
+    assert render.missing(fresh, ["en"], ["peak-dip"]) == {} and render.fill_cache(fresh, ["en"], ["peak-dip"]) == 0
+    got = list(render_files(["en"], ["peak-dip"], cache=fresh, keep_going=True))
+    assert [(r.data, r.error) for r in got] == [(None, error)]
+    assert FigureCache(tmp_path).failed(path) is None  # a build's cache: its process's own memory
 
 
 def test_a_page_shows_a_figure_being_drawn_and_a_number_being_computed_as_placeholders(monkeypatch):
@@ -64,15 +91,17 @@ def test_when_the_drawing_ends_the_server_rebuilds():
     serving.check(server)
     loop = threading.Thread(target=server._build_loop, daemon=True)  # what serve() runs after starting
     drawing, drawn = later.Later(), threading.Event()
-    drawing.draw(drawn.set)
+    assert drawing.first_build()
+    drawing.draw({"a frame"}, drawn.set)
     assert drawn.wait(10)
     loop.start()
     try:
         assert not rebuilt.wait(0.5)  # no server yet: nothing told
         drawing.served(server)  # hooks.on_serve
         assert rebuilt.wait(10)
+        assert not drawing.first_build() and drawing.underway() == frozenset()  # the drawing is over
         rebuilt.clear()
-        drawing.draw(lambda: None)  # a drawing that ends with the server there
+        drawing.draw({"a frame"}, lambda: None)  # a drawing that ends with the server there
         assert rebuilt.wait(10)
     finally:
         server.shutdown()

@@ -6,7 +6,9 @@ Frames come from the figure cache on disk (figures/engine/cache.py) when their s
 so `mkdocs build`, `mkdocs serve` and `python -m figures` share what any of them drew.
 A figure that fails, or still draws after the time limit (figures/engine/pool.py, MHA_FIGURE_TIMEOUT),
 stops `mkdocs build` with one line naming it (the traceback after it); under `mkdocs serve` (the
-hooks set config["show_figure_failures"]) it becomes an error card (cards.py).
+hooks set config["show_figure_failures"]) it becomes an error card (cards.py). `mkdocs build` draws
+every frame before a page is made; `mkdocs serve`'s first build draws the missing ones after its
+pages, each a card meanwhile, and its rebuilds draw first all but those (later.py).
 """
 
 import logging
@@ -17,7 +19,7 @@ from mkdocs.exceptions import PluginError
 
 from figures.engine import pool, registry
 from figures.engine.cache import from_env
-from figures.engine.render import FigureError, fill_cache, not_cached, render_files
+from figures.engine.render import FigureError, fill_cache, missing, render_files
 from figures.keep import disk
 from figures.kit.words import LANGS
 from figures.publish import bundles, deck_files, decks
@@ -27,16 +29,13 @@ from figures.text.constructs import MarkupError
 log = logging.getLogger("mkdocs.plugins.figures")
 config = mkdocs_gen_files.config
 i18n = config.plugins["i18n"]
-lang, cache = i18n.current_language, from_env()
+serving = config.get("figures_later")  # mkdocs serve: a later.Later, kept by the hooks for the server's life
+lang, cache = i18n.current_language, from_env(None if serving is None else serving.failures)
 built = tuple(language.locale for language in i18n.config.languages if language.build)  # MHA_BUILD_EN=false: zh only
 show = config.get("show_figure_failures", False)
 formats = bundles.site_formats()
 numbers = config["figure_numbers"]  # numbered once per build, in hooks.on_pre_build
-drawing = config.get("figures_later") if cache is not None else None  # mkdocs serve: a later.Later (hooks)
-# a serve's first build (and the rebuilds its drawing asks for) shows the pages first; a rebuild after
-# an edit draws first, as a build does (later.Later.background)
-if drawing is not None and not drawing.background(first_language=lang == i18n.default_language):
-    drawing = None
+drawing = serving if cache is not None else None
 linked.start(config)
 
 
@@ -61,11 +60,11 @@ def written(results, drawn: set, counts: dict, pdfs: dict):
             if r.fmt == "pdf":
                 pdfs[r.frame] = r.data
             yield r
-        elif r.data is None and r.fmt == "svg":  # mkdocs serve: drawn later (later.py)
-            write(r.lang, r.frame.path("svg"), cards.pending_svg(r.lang))
         elif r.error is not None and r.fmt == "svg":  # a PDF or PNG of a failed frame is left out (markup then links none)
             log.info(f"shown as an error card: {r.error.headline}")
             write(r.lang, r.frame.path("svg"), cards.svg(r.error))
+        elif r.error is None and r.data is None and r.fmt == "svg":  # mkdocs serve: being drawn (later.py)
+            write(r.lang, r.frame.path("svg"), cards.pending_svg(r.lang))
 
 
 try:
@@ -78,14 +77,19 @@ try:
     # languages' builds then find theirs in the cache.
     if cache is not None and lang == i18n.default_language:
         disk.cache_writable_again()  # a cache found unwritable in the last build (serve) is tried again
-        if drawing is None:  # mkdocs build: every frame drawn before a page is made
-            filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info)
-        elif not_cached(cache, built, formats=formats):  # mkdocs serve: the pages now, the frames after them
-            drawing.draw(lambda: fill_cache(cache, built, formats=formats, keep_going=True, say=log.info,
-                                            drawn_but_prepared=drawing.rebuild))
-    later_ids = set() if drawing is None else not_cached(cache, (lang,), formats=formats)
+        if drawing is not None and drawing.first_build():  # mkdocs serve: the pages now, the frames after them
+            lacking = missing(cache, built, formats=formats)
+            if lacking:
+                drawing.draw(lacking, lambda: fill_cache(cache, built, formats=formats, keep_going=True, say=log.info,
+                                                         drawn_but_prepared=drawing.rebuild))
+        else:  # mkdocs build, and every rebuild of serve: every frame drawn before a page is made, but
+            # those the serve's first drawing still has under way
+            filled = fill_cache(cache, built, formats=formats, keep_going=show, say=log.info,
+                                skip=drawing.underway() if drawing is not None else frozenset())
+    underway = drawing.underway() if drawing is not None else frozenset()
+    later_ids = set(missing(cache, (lang,), formats=formats, among=underway).values()) if underway else set()
     later.start_build(later_ids, later.model_values() if later_ids and not later.model_ready() else ())
-    rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show, draw=drawing is None)
+    rendered = render_files((lang,), formats=formats, cache=cache, keep_going=show, later=underway)
     bundles.write_all(written(rendered, drawn, counts, pdfs), numbers, write, zips=False, cache=cache)
     counts["files"] += bundles.write_tables((lang,), [i for i in registry.ORDER if i not in later_ids], write,
                                             keep_going=show)

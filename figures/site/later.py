@@ -1,17 +1,28 @@
 """`mkdocs serve` shows its pages at once and the figures not drawn yet follow (never `mkdocs build`,
 which waits for every frame and publishes nothing half-made: gen_figures.py).
 
-Under serve, the frames the figure cache lacks are drawn in the background (a thread running
-fill_cache, whose pool of processes draws them and whose PREPARE trains page 4's model beside it),
-saying how far it has come in the terminal (figures/engine/progress.py). Meanwhile each of those
-frames is a card saying it is being drawn (cards.pending_svg, in the page's language), each figure
-with such frames a card in its place on its page (cards.pending_html), and each number that needs page
-4's trained model a short mark (pending_value). When the drawing ends the server rebuilds and the
-browsers reload (serving.rebuild_soon): that build finds every frame in the cache.
+The serve's first build (a fresh clone's: minutes of drawing, and page 4's model to train) hands the
+frames the figure cache lacks to a thread of their own (fill_cache, whose pool of processes draws them
+and whose PREPARE trains page 4's model beside it), saying how far it has come in the terminal
+(figures/engine/progress.py). Meanwhile each of those frames is a card saying it is being drawn
+(cards.pending_svg, in the page's language), each figure with such frames a card in its place on its
+page (cards.pending_html), and each number that needs page 4's trained model a short mark
+(pending_value). When the frames that need no training are drawn the server rebuilds, and again when
+all are (serving.rebuild_soon): that build finds them in the cache, or what failed as its error card.
 
-What one build left for later (pending, waiting_values) is this module's, set by the gen-files script
-at the build's start; what lasts from build to build (the drawing under way, the server to tell) is a
-Later, which the hooks keep for the server's life."""
+A rebuild (after an edit, or asked for by the drawing) draws what the cache lacks before its pages,
+as `mkdocs build` does, all but the frames the first drawing still has under way: a frame that an
+edit breaks is its error card at once, one that hangs is stopped by MHA_FIGURE_TIMEOUT, and a second
+edit never waits for the first drawing.
+
+What lasts from build to build lives in a Later, made once by the hooks (whose module mkdocs loads
+once per process) and kept for the server's life, handed to each build in its config
+(config["figures_later"]): the drawing thread and the frames it has under way, the server to tell,
+and what failed to draw (the figure cache's failure memory: a rebuild after an edit imports our
+packages afresh, which would drop a module's memory, and the drawing thread records into the
+modules it started with). A failed frame stays its card until an edit changes what it is drawn
+from (its path in the cache) or the server restarts. What one build left for later (pending,
+waiting_values) is this module's, set by the gen-files script at each language's build's start."""
 
 from __future__ import annotations
 
@@ -48,34 +59,35 @@ def pending_value(name: str, lang: str) -> str:
 
 
 class Later:
-    """The background drawing of one `mkdocs serve`, kept across its rebuilds."""
+    """The state of one `mkdocs serve` that outlives its rebuilds (see above)."""
 
     def __init__(self):
+        self.failures: dict = {}  # figure cache path -> FigureError (FigureCache's `failures`)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._underway: frozenset = frozenset()  # the cache's paths the drawing took on, while it runs
         self._server = None
         self._rebuild_wanted = False  # drawn before the server was there (the first build): rebuild when it is
-        self._next_background = True  # the serve's first build, and each rebuild the drawing asks for
-        self._this_background = True
 
-    def background(self, first_language: bool) -> bool:
-        """Whether this build shows its pages before the missing frames are drawn: the serve's first
-        build (a fresh clone's, minutes of drawing and training) and the rebuilds the drawing asks
-        for. A rebuild after an edit draws what the edit changed first, as `mkdocs build` does, so
-        that a frame that fails is its error card at once. Decided by the first language's build,
-        kept for the others of the same build."""
+    def first_build(self) -> bool:
+        """Whether this is the serve's first build, which mkdocs runs before it serves: the one whose
+        missing frames are drawn after its pages."""
         with self._lock:
-            if first_language:
-                self._this_background, self._next_background = self._next_background, False
-            return self._this_background
+            return self._server is None
 
-    def draw(self, fill: Callable[[], object]) -> None:
-        """fill() (fill_cache of what is missing) in a thread of its own, unless one is under way;
-        then a rebuild (and one meanwhile when fill calls rebuild(): what is drawn, while page 4's
-        model still trains)."""
+    def underway(self) -> frozenset:
+        """The cache's paths of the frames the drawing has under way (drawn or not yet), while it runs."""
+        with self._lock:
+            return self._underway
+
+    def draw(self, paths: Iterable, fill: Callable[[], object]) -> None:
+        """fill() (fill_cache of the frames at `paths`) in a thread of its own, unless one is under
+        way; then a rebuild (and one meanwhile when fill calls rebuild(): what is drawn, while page
+        4's model still trains)."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
+            self._underway = frozenset(paths)
             self._thread = threading.Thread(target=self._run, args=(fill,), daemon=True, name="figures drawn later")
             self._thread.start()
 
@@ -83,7 +95,13 @@ class Later:
         try:
             fill()
         finally:
+            with self._lock:
+                self._underway = frozenset()
             self.rebuild()
+
+    def running(self) -> bool:
+        with self._lock:
+            return self._thread is not None and self._thread.is_alive()
 
     def rebuild(self) -> None:
         """Have the server rebuild now, or once it is there (the first build is still running)."""
@@ -92,14 +110,12 @@ class Later:
                 self._rebuild_wanted = True
                 return
             server = self._server
-            self._next_background = True
         _rebuild(server)
 
     def served(self, server) -> None:
         """The server, once it is there (hooks.on_serve): told to rebuild when a drawing ends."""
         with self._lock:
             self._server, wanted, self._rebuild_wanted = server, self._rebuild_wanted, False
-            self._next_background = self._next_background or wanted
         if wanted:
             _rebuild(server)
 
