@@ -84,12 +84,14 @@ def test_serve_reloads_edited_modules(checkout, warm_cache, mkdocs_serve):
 
 
 def test_serve_shows_the_page_at_once_and_a_slow_figure_when_it_is_drawn(checkout, warm_cache, mkdocs_serve):
-    """A figure whose frames the cache lacks (here: edited to take 8 s more) does not hold the pages
-    back: the page is served with a card saying it is being drawn, the terminal says how far the
-    drawing has come, and the page shows the figure once it is drawn (figures/site/later.py)."""
-    fig = checkout / "figures/gallery/peak_dip.py"
-    fig.write_text(fig.read_text() + "\n_draw = draw\n\n\ndef draw(lang, value=None):\n"
-                   "    import time\n    time.sleep(8)\n    return _draw(lang, value)\n")
+    """A figure whose frames the cache lacks (here: edited to draw only once the test lets it) does not
+    hold the pages back: the page is served with a card saying it is being drawn, the terminal says
+    how far the drawing has come, an edit meanwhile is served without waiting for that drawing, and
+    the page shows the figure once it is drawn (figures/site/later.py)."""
+    fig, let_go = checkout / "figures/gallery/peak_dip.py", checkout / "draw-peak-dip"
+    fig.write_text(fig.read_text() + "\n_draw = draw\n\n\ndef draw(lang, value=None):\n    import pathlib, time\n"
+                   f"    while not pathlib.Path({str(let_go)!r}).exists():\n        time.sleep(0.2)\n"
+                   "    return _draw(lang, value)\n")
     port = _free_port()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_BUILD_EN="false")
     log_path = checkout.parent / "serve.log"
@@ -100,9 +102,16 @@ def test_serve_shows_the_page_at_once_and_a_slow_figure_when_it_is_drawn(checkou
             first = _wait_for(page, 'id="fig-', seconds=300)
             assert f'class="{later.PENDING_CLASS} admonition info" id="fig-peak-dip"' in first
             assert later.WORDS["zh"] in first and 'id="fig-blend-rows"' in first  # the others drawn as before
+            # an edit while the figure is being drawn: its rebuild does not wait for that drawing
+            text = checkout / "docs/one-head-blends.zh.md"
+            text.write_text(text.read_text().replace("## 输出只是一份混合", "## 输出只是一份混合（改）", 1))
+            edited = _wait_for(page, "输出只是一份混合（改）", seconds=120)
+            assert f'id="fig-peak-dip"' in edited and later.PENDING_CLASS in edited  # still being drawn
+            let_go.touch()
             drawn = _wait_for(page, '<figure class="mha-figure" data-figure="peak-dip"', seconds=120)
-            assert later.PENDING_CLASS not in drawn
+            assert later.PENDING_CLASS not in drawn and "输出只是一份混合（改）" in drawn
         finally:
+            let_go.touch()
             exited = _stop(server)
     said = log_path.read_text(encoding="utf-8")
     assert "figures: 0 of 1 frames drawn, time left not yet known" in said and "figures: 1 of 1 frames drawn in " in said
