@@ -93,6 +93,8 @@ def test_when_the_drawing_ends_the_server_rebuilds():
     drawing, drawn = later.Later(), threading.Event()
     assert drawing.first_build()
     drawing.draw({"a frame"}, drawn.set)
+    assert not drawn.wait(0.5) and drawing.underway() == {"a frame"}  # not while the first build makes its pages
+    drawing.built()  # hooks.on_post_build, every language built
     assert drawn.wait(10)
     loop.start()
     try:
@@ -102,6 +104,7 @@ def test_when_the_drawing_ends_the_server_rebuilds():
         assert not drawing.first_build() and drawing.underway() == frozenset()  # the drawing is over
         rebuilt.clear()
         drawing.draw({"a frame"}, lambda: None)  # a drawing that ends with the server there
+        drawing.built()
         assert rebuilt.wait(10)
     finally:
         server.shutdown()

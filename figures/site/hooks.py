@@ -340,6 +340,8 @@ def on_post_build(config):
         importlib.import_module("figures.site.language").with_site_names(Path(config.site_dir), also=[reading.WORKER])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
         importlib.import_module("figures.site.linked").readable_by_all(Path(config.site_dir))  # whatever the umask
+        if _later is not None:
+            _later.built()  # the serve's first build: its pages are there, its missing frames are drawn now
 
 
 def on_startup(command, dirty):

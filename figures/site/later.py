@@ -2,9 +2,9 @@
 which waits for every frame and publishes nothing half-made: gen_figures.py).
 
 The serve's first build (a fresh clone's: minutes of drawing, and page 4's model to train) hands the
-frames the figure cache lacks to a thread of their own (fill_cache, whose pool of processes draws them
-and whose PREPARE trains page 4's model beside it), saying how far it has come in the terminal
-(figures/engine/progress.py). Meanwhile each of those frames is a card saying it is being drawn
+frames the figure cache lacks to a thread of their own, started once its pages are built (fill_cache,
+whose pool of processes draws them and whose PREPARE trains page 4's model beside it), saying how far
+it has come in the terminal (figures/engine/progress.py). Meanwhile each of those frames is a card saying it is being drawn
 (cards.pending_svg, in the page's language), each figure with such frames a card in its place on its
 page (cards.pending_html), and each number that needs page 4's trained model a short mark
 (pending_value). When the frames that need no training are drawn the server rebuilds, and again when
@@ -81,15 +81,21 @@ class Later:
             return self._underway
 
     def draw(self, paths: Iterable, fill: Callable[[], object]) -> None:
-        """fill() (fill_cache of the frames at `paths`) in a thread of its own, unless one is under
-        way; then a rebuild (and one meanwhile when fill calls rebuild(): what is drawn, while page
-        4's model still trains)."""
+        """fill() (fill_cache of the frames at `paths`) in a thread of its own, once the build asking
+        for it has built its pages (built(): the pages first, not sharing the cores with it), unless
+        one is under way; then a rebuild (and one meanwhile when fill calls rebuild(): what is drawn,
+        while page 4's model still trains)."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._underway = frozenset(paths)
             self._thread = threading.Thread(target=self._run, args=(fill,), daemon=True, name="figures drawn later")
-            self._thread.start()
+
+    def built(self) -> None:
+        """The build is done, in every language (hooks.on_post_build): the drawing it asked for starts."""
+        with self._lock:
+            if self._thread is not None and self._thread.ident is None:
+                self._thread.start()
 
     def _run(self, fill) -> None:
         try:
@@ -98,10 +104,6 @@ class Later:
             with self._lock:
                 self._underway = frozenset()
             self.rebuild()
-
-    def running(self) -> bool:
-        with self._lock:
-            return self._thread is not None and self._thread.is_alive()
 
     def rebuild(self) -> None:
         """Have the server rebuild now, or once it is there (the first build is still running)."""
