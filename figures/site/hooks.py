@@ -380,7 +380,8 @@ def on_shutdown():
 
 _rebuilding = False
 _served = None  # serving.Served, under mkdocs serve
-_later = None  # later.Later, under mkdocs serve: the frames drawn after the pages, across rebuilds
+_later = None  # later.Later, under mkdocs serve: what outlives a rebuild's fresh imports (the first drawing,
+# what failed to draw), kept here because mkdocs loads this module once per process
 
 
 def on_build_error(error):
