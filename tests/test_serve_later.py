@@ -109,3 +109,18 @@ def test_when_the_drawing_ends_the_server_rebuilds():
     finally:
         server.shutdown()
         loop.join(10)
+
+
+def test_only_serve_draws_after_its_pages(monkeypatch):
+    """`mkdocs build` gets no Later (gen_figures then draws every frame before a page is made); each
+    build of one `mkdocs serve` gets the same one, kept by the hooks for the server's life."""
+    from figures.site import hooks
+    for command in ("build", "serve"):
+        monkeypatch.setattr(hooks, "_later", None)
+        hooks.on_startup(command, dirty=False)
+        first, rebuild = {}, {}
+        hooks._show_figure_failures(first)
+        hooks._show_figure_failures(rebuild)
+        assert (first["figures_later"] is None) == (command == "build")
+        assert rebuild["figures_later"] is first["figures_later"]
+    monkeypatch.setattr(hooks, "_serving", False)
