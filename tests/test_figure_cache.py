@@ -434,21 +434,27 @@ def test_the_fonts_count_by_their_files_and_order_not_by_where_a_venv_put_them(t
 
 
 def test_frames_drawn_while_their_code_changed_are_not_kept(tmp_path, caplog, monkeypatch):
-    """A file saved while a build draws (mkdocs serve): the frames could be either version's, under one
-    version's digest. Here the code's bytes read differently once the first frame is drawn."""
+    """A file saved while frames are drawn (mkdocs serve): the frames could be either version's, under
+    one version's digest. Here the code's bytes read differently once the first frame is drawn, and
+    with them the digest of width-slices (what it is drawn from), not that of peak-dip."""
     from figures.engine.sources import Sources
     cache = FigureCache(tmp_path)
     _, paths = render_module._tasks(["en"], ["width-slices"], ("svg",), cache)
+    _, others = render_module._tasks(["en"], ["peak-dip"], ("svg",), cache)
     edited = []
-    real_stamp, real_task = Sources.stamp, render_module._render_task
+    real_stamp, real_digest, real_task = Sources.stamp, Sources.digest, render_module._render_task
     monkeypatch.setattr(Sources, "stamp", lambda self: real_stamp(self) + ("+edit" if edited else ""))
+    monkeypatch.setattr(Sources, "digest", lambda self, module: real_digest(self, module)
+                        + ("+edit" if edited and module.endswith("width_slices") else ""))
     monkeypatch.setattr(render_module, "_render_task", lambda task: edited.append(task) or real_task(task))
-    render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
-    assert len(edited) == len(paths) > 1 and not any(disk.sealed_path(p).exists() for p in paths)
+    render_module.fill_cache(cache, ["en"], ["width-slices", "peak-dip"], ("svg",), jobs=1)
+    assert len(edited) == len(paths) + len(others) > 2 and not any(disk.sealed_path(p).exists() for p in paths)
+    assert all(disk.sealed_path(p).exists() for p in others)  # its code did not change: kept
     assert _warnings(caplog) == [f"figure cache: the code changed while {len(paths)} files were drawn; they are "
                                  "not kept (the next build draws them again)"]
     edited.clear()
     monkeypatch.setattr(Sources, "stamp", real_stamp)  # no edit: every frame kept
+    monkeypatch.setattr(Sources, "digest", real_digest)
     render_module.fill_cache(cache, ["en"], ["width-slices"], ("svg",), jobs=1)
     assert all(disk.sealed_path(p).exists() for p in paths)
 
@@ -497,6 +503,10 @@ def test_progress_says_each_count_with_the_time_left_at_its_rate_so_far():
     now[0], seeds[0] = 75.0, 5
     progress.drawn(30)
     assert progress.line() == "figures: 40 of 40 frames drawn; seeds trained: 5 of 5"
+    progress = Progress(40, said.append, {"seeds trained": lambda: (seeds[0], 5)}, clock=lambda: now[0], waiting=4)
+    now[0], seeds[0] = 80.0, 2
+    progress.drawn(36)  # the others are drawn once the seeds are trained
+    assert progress.line().startswith("figures: 36 of 40 frames drawn, 4 wait for what follows; seeds trained: 2 of 5")
 
 
 def test_filling_the_cache_says_how_many_frames_are_drawn_of_how_many(tmp_path):

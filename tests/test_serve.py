@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from figures.site import later
 from serving import free_port as _free_port, get as _get
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,6 +25,11 @@ def _wait_for(url: str, needle: str, seconds: float = 300) -> str:  # a rebuild 
             return body
         time.sleep(0.5)
     raise AssertionError(f"{url} never contained {needle!r}")
+
+
+def _drawn(svg: str) -> str:
+    """The frame as served, or "" while it is the card saying it is being drawn (later.py)."""
+    return "" if later.PENDING_CLASS in svg else svg
 
 
 def _stop(server: subprocess.Popen) -> bool:
@@ -65,9 +71,9 @@ def test_serve_reloads_edited_modules(checkout, warm_cache, mkdocs_serve):
         assert "（改）" in edited
         fig.write_text(edited)
         deadline = time.monotonic() + 300
-        while _get(base + "figures/peak-dip.svg") in ("", before_svg) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert _get(base + "figures/peak-dip.svg") not in ("", before_svg)
+        while _drawn(_get(base + "figures/peak-dip.svg")) in ("", before_svg) and time.monotonic() < deadline:
+            time.sleep(0.5)  # (the card saying it is being drawn, meanwhile: figures/site/later.py)
+        assert _drawn(_get(base + "figures/peak-dip.svg")) not in ("", before_svg)
     finally:
         exited = _stop(server)
         log.close()
@@ -75,6 +81,41 @@ def test_serve_reloads_edited_modules(checkout, warm_cache, mkdocs_serve):
     # jieba (the Chinese search index) keeps a word cache there on purpose; it goes with the copy
     left = [p.name for p in temp.iterdir() if p.name != "jieba.cache"]
     assert left == [], f"mkdocs serve left temporary files behind: {left}"
+
+
+def test_serve_shows_the_page_at_once_and_a_slow_figure_when_it_is_drawn(checkout, warm_cache, mkdocs_serve):
+    """A figure whose frames the cache lacks (here: edited to draw only once the test lets it) does not
+    hold the pages back: the page is served with a card saying it is being drawn, the terminal says
+    how far the drawing has come, an edit meanwhile is served without waiting for that drawing, and
+    the page shows the figure once it is drawn (figures/site/later.py)."""
+    fig, let_go = checkout / "figures/gallery/peak_dip.py", checkout / "draw-peak-dip"
+    fig.write_text(fig.read_text() + "\n_draw = draw\n\n\ndef draw(lang, value=None):\n    import pathlib, time\n"
+                   f"    while not pathlib.Path({str(let_go)!r}).exists():\n        time.sleep(0.2)\n"
+                   "    return _draw(lang, value)\n")
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_BUILD_EN="false")
+    log_path = checkout.parent / "serve.log"
+    with log_path.open("w") as log:
+        server = mkdocs_serve(port, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        page = f"http://127.0.0.1:{port}/one-head-blends/"
+        try:
+            first = _wait_for(page, 'id="fig-', seconds=300)
+            assert f'class="{later.PENDING_CLASS} admonition info" id="fig-peak-dip"' in first
+            assert later.WORDS["zh"] in first and 'id="fig-blend-rows"' in first  # the others drawn as before
+            # an edit while the figure is being drawn: its rebuild does not wait for that drawing
+            text = checkout / "docs/one-head-blends.zh.md"
+            text.write_text(text.read_text().replace("## 输出只是一份混合", "## 输出只是一份混合（改）", 1))
+            edited = _wait_for(page, "输出只是一份混合（改）", seconds=120)
+            assert f'id="fig-peak-dip"' in edited and later.PENDING_CLASS in edited  # still being drawn
+            let_go.touch()
+            drawn = _wait_for(page, '<figure class="mha-figure" data-figure="peak-dip"', seconds=120)
+            assert later.PENDING_CLASS not in drawn and "输出只是一份混合（改）" in drawn
+        finally:
+            let_go.touch()
+            exited = _stop(server)
+    said = log_path.read_text(encoding="utf-8")
+    assert "figures: 0 of 1 frames drawn, time left not yet known" in said and "figures: 1 of 1 frames drawn in " in said
+    assert exited
 
 
 def test_the_pool_does_not_fork_a_process_running_other_threads(tmp_path):

@@ -540,3 +540,13 @@ def test_a_built_sites_modes_are_set_whatever_the_umask(tmp_path):
     (tmp_path / "a").chmod(0o700)
     linked.readable_by_all(tmp_path)
     assert _modes(tmp_path) == {}
+
+
+def test_the_built_site_holds_no_placeholder_of_a_frame_or_number_still_being_made(site):
+    """`mkdocs build` waits for every frame and every number; only `mkdocs serve` shows the cards and
+    marks of what it is still drawing or training (figures/site/later.py)."""
+    from figures.site import later
+    marks = [later.PENDING_CLASS.encode(), *(w.encode() for w in later.WORDS.values())]
+    found = [path.relative_to(site).as_posix() for path in site.rglob("*") if path.suffix in (".html", ".svg", ".js")
+             for data in [path.read_bytes()] if any(m in data for m in marks)]
+    assert found == []

@@ -26,19 +26,23 @@ KEEP = 9000  # files kept after pruning: a build of both languages uses about 3,
 WHOLE = "whole"  # the folder of files kept as they are, for a build to link (FigureCache.whole)
 
 
-_FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process
+_FAILED: dict = {}  # FigureCache.failed: path -> FigureError, for this process (while this module is imported)
 
 
-def from_env() -> FigureCache | None:
-    """The cache the environment asks for (figures.keep.disk.cache_folder), or None when it is off."""
+def from_env(failures: dict | None = None) -> FigureCache | None:
+    """The cache the environment asks for (figures.keep.disk.cache_folder), or None when it is off;
+    `failures` as in FigureCache."""
     folder = disk.cache_folder()
-    return None if folder is None else FigureCache(folder)
+    return None if folder is None else FigureCache(folder, failures)
 
 
 class FigureCache:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, failures: dict | None = None):
+        """failures: where failed() remembers, by default this module's memory for the process;
+        `mkdocs serve` passes one that outlives its rebuilds' fresh imports (figures/site/later.py)."""
         self.folder = Path(folder)
         self.opened = time.time()  # files used or written since then belong to this build: prune keeps them
+        self._failed = _FAILED if failures is None else failures
 
     def path(self, digest: str, lang: str, slug: str | None, fmt: str) -> Path:
         key = hashlib.sha256(f"{digest}\0{lang}\0{slug}\0{fmt}".encode()).hexdigest()
@@ -86,10 +90,12 @@ class FigureCache:
         Kept in memory only (a failure is not worth a file): `mkdocs build` and each serve rebuild
         fill the cache for every language first, then read it language by language; a frame that
         failed is reported from here, not drawn a second time. The path names the frame's sources,
-        so an edit that fixes it asks afresh."""
+        so an edit that fixes it asks afresh. Under `mkdocs serve` the memory is the server's
+        (FigureCache's `failures`): an error may then be of a class imported before an edit, so
+        callers tell a failure from a frame by `isinstance(found, bytes)`, not by FigureError."""
         if error is not None:
-            _FAILED[path] = error
-        return _FAILED.get(path)
+            self._failed[path] = error
+        return self._failed.get(path)
 
     def has(self, path: Path) -> bool:
         """Whether a file is kept at `path` (unchecked: get() checks it)."""

@@ -19,8 +19,9 @@ class Progress:
     when stopped (stop())."""
 
     def __init__(self, frames: int, say: Callable[[str], None], work: dict[str, Callable[[], tuple[int, int]]] | None = None,
-                 every: float | None = None, clock: Callable[[], float] = time.monotonic):
+                 every: float | None = None, clock: Callable[[], float] = time.monotonic, waiting: int = 0):
         self.frames, self.say, self.work, self.clock = frames, say, dict(work or {}), clock
+        self.waiting = waiting  # frames drawn only once the work is done (page 4's figures: its seeds)
         self.every = EVERY if every is None else every
         self.done, self.started = 0, clock()
         self._work_seen: dict[str, tuple[float, int]] = {}  # when each work's count was first seen, and that count
@@ -51,7 +52,10 @@ class Progress:
         """"figures: 40 of 312 frames drawn, about 3 min 10 s left; seeds of page 4's model trained and
         measured: 2 of 5, about 2 min left": each count with the time left at its rate so far."""
         now = self.clock()
-        parts = [f"figures: {self.done} of {self.frames} frames drawn{_time_left(now - self.started, self.done, self.frames)}"]
+        left = self.frames - self.done
+        then = f", {left} wait for what follows" if 0 < left <= self.waiting and self.work else \
+            _time_left(now - self.started, self.done, self.frames)
+        parts = [f"figures: {self.done} of {self.frames} frames drawn{then}"]
         for name, count in self.work.items():
             done, total = count()
             since, at_first = self._work_seen.setdefault(name, (now, done))  # counted from when first asked

@@ -9,8 +9,9 @@ import multiprocessing
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import pool, registry
@@ -316,13 +317,16 @@ def _tasks(langs, ids, formats, cache: FigureCache | None,
 
 def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats: Iterable[str] = ("svg",),
                  cache: FigureCache | None = None, jobs: int | None = None,
-                 keep_going: bool = False) -> Iterator[Rendered]:
+                 keep_going: bool = False, later: Collection[Path] = frozenset()) -> Iterator[Rendered]:
     """Every frame of the chosen figures in each language and format, in site order.
 
     With a cache, a frame whose sources are unchanged since it was last drawn is read back; the
     others are drawn in a process pool (render_many) and stored as they arrive. A failure raises
     FigureError; with `keep_going` it comes as a Rendered with `error` set instead (first those of
     figures that failed to import, one per language, then every frame that failed to draw).
+    later: the cache's paths of frames drawn elsewhere meanwhile (`mkdocs serve`'s first drawing:
+    figures/site/later.py); such a frame the cache still lacks is not drawn here: it comes as a
+    Rendered with neither data nor error.
     """
     langs = list(langs)
     broken: list[FigureError] | None = [] if keep_going else None
@@ -330,24 +334,28 @@ def render_files(langs: Iterable[str], ids: Iterable[str] | None = None, formats
     for e in broken or ():
         yield from (Rendered(Frame(e.fig_id, None, None), lang, "svg", None, False, e.at(lang)) for lang in langs)
     found = [None if path is None else cache.failed(path) or cache.get(path, task) for task, path in zip(tasks, paths)]
-    # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
-    fresh_tasks = _drawings(task for task, data in zip(tasks, found) if data is None)
+    fresh_tasks = _drawings(task for task, path, data in zip(tasks, paths, found) if data is None and path not in later)
     preparing = _prepare(fresh_tasks, jobs)
+    # closing: a consumer that stops early shuts the pool down now, not whenever this is collected
     with closing(render_many(fresh_tasks, jobs, keep_going)) as drawn:
-        yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache)
+        yield from _merged(tasks, paths, found, _each_format(fresh_tasks, drawn), cache, later)
     pool.finish(preparing, pool.limit_from_env())
     if cache is not None and None in found:
         cache.prune()
 
 
-def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
-    """Each task's Rendered, in order: from the cache when found, else the next frame drawn."""
+def _merged(tasks, paths, found, fresh, cache, later) -> Iterator[Rendered]:
+    """Each task's Rendered, in order: from the cache when found, else the next frame drawn (or none,
+    for a frame in `later`)."""
     for task, path, data in zip(tasks, paths, found):
-        if isinstance(data, FigureError):  # failed to draw earlier in this build: not drawn again
+        if isinstance(data, bytes):
+            yield Rendered(*task, data, drawn=False)
+            continue
+        if data is not None:  # failed to draw earlier (FigureCache.failed): not drawn again
             yield Rendered(*task, None, drawn=False, error=data.at(task[1], task[0].slug))
             continue
-        if data is not None:
-            yield Rendered(*task, data, drawn=False)
+        if path in later:
+            yield Rendered(*task, None, drawn=False)
             continue
         data = next(fresh)
         if isinstance(data, FigureError):
@@ -358,33 +366,64 @@ def _merged(tasks, paths, found, fresh, cache) -> Iterator[Rendered]:
         yield Rendered(*task, data, drawn=True)
 
 
+def missing(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
+            formats: Iterable[str] = ("svg",), among: Collection[Path] | None = None) -> dict[Path, str]:
+    """The cache's paths of the frames it lacks (neither drawn nor failed), each with its figure's
+    id: of the chosen figures in each language and format, or only those `among` these paths."""
+    tasks, paths = _tasks(list(langs), ids, formats, cache, [])
+    return {path: task[0].fig_id for task, path in zip(tasks, paths)
+            if (among is None or path in among) and not cache.has(path) and not cache.failed(path)}
+
+
+def _forget_changed(cache: FigureCache, kept: list[tuple[Path, tuple[Frame, str, str]]]) -> None:
+    """Drop the kept frames of each figure whose digest (everything it is drawn from) is not what
+    their path was named by: the code changed while they were drawn."""
+    modules = sorted({registry.module_name(frame.fig_id) for _, (frame, _, _) in kept})
+    now = dict(zip(modules, cache.digests(modules, Sources())))
+    changed = [path for path, (frame, lang, fmt) in kept
+               if cache.path(now[registry.module_name(frame.fig_id)], lang, frame.slug, fmt) != path]
+    for path in changed:
+        cache.forget(path)
+    if changed:
+        disk.log.warning(f"figure cache: the code changed while {len(changed)} files were drawn; they are not kept "
+                         "(the next build draws them again)")
+
+
 def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | None = None,
                formats: Iterable[str] = ("svg",), jobs: int | None = None, keep_going: bool = False,
-               say: Callable[[str], None] | None = None) -> int:
+               say: Callable[[str], None] | None = None, drawn_but_prepared: Callable[[], None] | None = None,
+               skip: Collection[Path] = frozenset()) -> int:
     """Draw the frames the cache lacks, all in one pool, and store them; how many were drawn.
 
     keep_going: leave out what fails (render_files reports it) instead of raising FigureError.
     say: where to say how far the drawing has come every few seconds (progress.Progress): frames
     drawn of how many, the work their PREPARE does (page 4's seeds trained), the time left.
+    drawn_but_prepared: called when every frame is drawn but those of the figures waiting for their PREPARE
+    (`mkdocs serve` then shows what is drawn: figures/site/later.py).
+    skip: the cache's paths of frames drawn elsewhere meanwhile (`mkdocs serve`'s first drawing).
 
-    Code edited while its frames are drawn (a file saved under `mkdocs serve` during a rebuild) could
+    Code edited while its frames are drawn (a file saved under `mkdocs serve` while it draws) could
     leave frames of one version under the digest of the other: when the code's bytes differ after the
-    drawing from before the digests were read, the frames this call kept are dropped again, with a
-    warning, and drawn afresh by the next build."""
+    drawing from before the digests were read, the frames this call kept of each figure whose digest
+    changed meanwhile are dropped again, with a warning, and drawn afresh by the next build."""
     code, formats = Sources().stamp(), tuple(formats)
     tasks, paths = _tasks(langs, ids, formats, cache, [] if keep_going else None)
-    missing = [(task, path) for task, path in zip(tasks, paths) if not cache.has(path) and not cache.failed(path)]
+    missing = [(task, path) for task, path in zip(tasks, paths)
+               if path not in skip and not cache.has(path) and not cache.failed(path)]
     drawings = _drawings(task for task, _ in missing)
     preparing = _prepare(drawings, jobs, wait=False)
     # the frames of figures with a PREPARE wait for it; the others are drawn meanwhile
     waiting = {frame.fig_id for frame, *_ in drawings if preparing and _preparation(frame.fig_id) is not None}
-    progress = None if say is None or not drawings else Progress(len(drawings), say, _prepare_progress(waiting)).start()
+    progress = None if say is None or not drawings else \
+        Progress(len(drawings), say, _prepare_progress(waiting), waiting=sum(d[0].fig_id in waiting for d in drawings)).start()
     kept, full = [], False
     try:
         for group in ([m for m in missing if m[0][0].fig_id not in waiting], [m for m in missing if m[0][0].fig_id in waiting]):
             if full or not group:
                 continue
             if group[0][0][0].fig_id in waiting:
+                if drawn_but_prepared is not None and len(group) < len(missing):  # others were drawn
+                    drawn_but_prepared()
                 _await(preparing)
             group_drawings = _drawings(task for task, _ in group)
             with closing(render_many(group_drawings, jobs, keep_going)) as drawn:
@@ -397,16 +436,13 @@ def fill_cache(cache: FigureCache, langs: Iterable[str], ids: Iterable[str] | No
                         full = True
                         break
                     else:
-                        kept.append(path)
+                        kept.append((path, task))
     finally:  # a failure raised (FigureError) ends the lines too
         if progress is not None:
             progress.stop()
     pool.finish(preparing, pool.limit_from_env())
     if kept and Sources().stamp() != code:
-        for path in kept:
-            cache.forget(path)
-        disk.log.warning(f"figure cache: the code changed while {len(kept)} files were drawn; they are not kept "
-                    "(the next build draws them again)")
+        _forget_changed(cache, kept)
     if missing:
         cache.prune()
     return len(drawings)

@@ -31,6 +31,25 @@ def svg(e: FigureError) -> bytes:
             '</svg>\n').encode()
 
 
+def pending_svg(lang: str) -> bytes:
+    """A frame not drawn yet under `mkdocs serve` (later.py), at the frame's own path."""
+    from .later import PENDING_CLASS, WORDS
+    words = html.escape(WORDS[lang])
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{PENDING_CLASS}" width="640" height="120" viewBox="0 0 640 120">\n'
+            f'<title>{words}</title>\n'
+            '<rect width="100%" height="100%" fill="#f5f7fa" stroke="#90a4ae" stroke-width="2" stroke-dasharray="6 4"/>\n'
+            f'<text x="320" y="66" text-anchor="middle" font-family="sans-serif" font-size="18" fill="#455a64">{words}</text>\n'
+            '</svg>\n').encode()
+
+
+def pending_html(fig_id: str, lang: str) -> str:
+    """The card placed where a figure goes while its frames are being drawn (under `mkdocs serve`);
+    its anchor is the figure's, so links to it still land."""
+    from .later import PENDING_CLASS, WORDS
+    return (f'<div class="{PENDING_CLASS} admonition info" id="fig-{fig_id}" data-figure="{fig_id}">\n'
+            f'<p>{html.escape(fig_id)}: {html.escape(WORDS[lang])}</p>\n</div>')
+
+
 def figure_html(e: FigureError) -> str:
     """The card placed where the figure goes; its anchor is the figure's, so links to it still land."""
     return (f'<div class="mha-figure-error admonition failure" id="fig-{e.fig_id}" data-figure="{e.fig_id}">\n'

@@ -16,7 +16,7 @@ from ..publish import bundles, provenance
 from ..publish.attribution import attribution, caption, credit_line, figure_url
 from ..publish.identity import IDENTITY
 from ..text.constructs import MarkupError, expand_media, first_sentence, plain
-from . import cards
+from . import cards, later
 
 
 WORDS = {
@@ -297,6 +297,8 @@ def figure_html(fig_id: str, lang: str, number: int | str, url: Callable[[str], 
     `_number_markup`. A figure that fails to import, or whose data() or readout() fails or runs
     past the time limit, raises FigureError, or with `show_failures` (mkdocs serve) is an error
     card in its place."""
+    if show_failures and later.pending(fig_id):  # mkdocs serve, its frames still being drawn
+        return cards.pending_html(fig_id, lang)
     try:
         try:
             mod = registry.get(fig_id)

@@ -12,7 +12,7 @@ from ..engine.render import FigureError, frames
 from ..kit.words import FIGURE_LABEL
 from ..publish.attribution import caption
 from ..text.constructs import first_sentence, plain
-from . import cards
+from . import cards, later
 from .figure_block import WORDS, downloads_html, opening_frame, pictures
 
 
@@ -36,7 +36,8 @@ def gallery_markdown(lang: str, url: Callable[[str], str], numbers: dict, page: 
                 raise
             items.append(cards.figure_html(e.at(lang)))
             continue
-        cap = caption(fig_id, lang, where)
+        cap = (f'<span class="{later.PENDING_CLASS}">{later.WORDS[lang]}</span>'  # mkdocs serve: being drawn
+               if show_failures and later.pending(fig_id) else caption(fig_id, lang, where))
         if home is None:
             head = f'{FIGURE_LABEL[lang].format("–")} {words["unplaced"]}'
         else:

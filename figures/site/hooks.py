@@ -340,6 +340,8 @@ def on_post_build(config):
         importlib.import_module("figures.site.language").with_site_names(Path(config.site_dir), also=[reading.WORKER])
         reading.write_worker(Path(config.site_dir), search.config.lang if search else [], offline, _serving)
         importlib.import_module("figures.site.linked").readable_by_all(Path(config.site_dir))  # whatever the umask
+        if _later is not None:
+            _later.built()  # the serve's first build: its pages are there, its missing frames are drawn now
 
 
 def on_startup(command, dirty):
@@ -348,8 +350,13 @@ def on_startup(command, dirty):
 
 
 def _show_figure_failures(config) -> None:
-    """Tell the gen-files script (which reads this config) whether a failed figure is a card."""
+    """Tell the gen-files script (which reads this config) whether a failed figure is a card, and
+    under serve the background drawing (figures/site/later.py) that draws what the pages wait for."""
+    global _later
     config["show_figure_failures"] = _serving
+    if _serving and _later is None:
+        _later = importlib.import_module("figures.site.later").Later()
+    config["figures_later"] = _later
 
 
 def on_serve(server, config, builder):
@@ -361,6 +368,8 @@ def on_serve(server, config, builder):
         _served = serving.keep_answering(server, Path(config.site_dir))
     except serving.ServerChanged as e:
         raise PluginError(str(e)) from None
+    if _later is not None:
+        _later.served(server)  # rebuilt when the frames drawn after the pages are done
     return server
 
 
@@ -371,6 +380,8 @@ def on_shutdown():
 
 _rebuilding = False
 _served = None  # serving.Served, under mkdocs serve
+_later = None  # later.Later, under mkdocs serve: what outlives a rebuild's fresh imports (the first drawing,
+# what failed to draw), kept here because mkdocs loads this module once per process
 
 
 def on_build_error(error):

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..text.constructs import (CONTENTS, FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, Located, MarkupError,
+from ..text.constructs import (CONTENTS, FIGURE, GALLERY, LEFTOVER, REFERENCES, TABLE, VALUE, Located, MarkupError,
                                expand_media, expand_values)
 from ..text.markdown_code import outside_code, unclosed_fence
+from . import later
 from .contents import contents_markdown
 from .figure_block import figure_html
 from .gallery import gallery_markdown
@@ -68,6 +69,9 @@ def expand(text: str, lang: str, url: Callable[[str], str], where: str, numbers:
     source = source.replace(REFERENCES, lambda m, at: references_markdown())
     source = source.replace(CONTENTS, lambda m, at: _contents(pages, lang, page, at))
     source = source.replace(TABLE, lambda m, at: table_markdown(m["name"], lang, at))
+    waiting = later.waiting_values() if show_failures else frozenset()
+    if waiting:  # mkdocs serve, page 4's model still training: those numbers are marks until it is done
+        source = source.replace(VALUE, lambda m, at: later.pending_value(m["name"], lang) if m["name"] in waiting else m[0])
     source = expand_values(expand_media(source))
     leftover = outside_code(LEFTOVER, source.text)
     if leftover:  # a typo, or a block construct written inside a paragraph
@@ -91,5 +95,6 @@ def kept_expansion(page: tuple, make: Callable[[], tuple[str, list[str]]]) -> tu
     (a figure that failed under `mkdocs serve`, perhaps only for want of time) is not kept."""
     named = registry.ORDER if GALLERY.search(page[0]) else sorted({m["id"] for m in FIGURE.finditer(page[0])})
     text, placed = expansions.kept(PAGES, page, make, "an expanded page", figures=tuple(named),
-                                   keep=lambda value: 'class="mha-figure-error' not in value[0])
+                                   keep=lambda value: 'class="mha-figure-error' not in value[0]
+                                   and later.PENDING_CLASS not in value[0])
     return text, list(placed)

@@ -24,7 +24,8 @@ from pathlib import Path
 
 log = logging.getLogger("mkdocs.plugins.figures")
 # What of mkdocs 1.6's LiveReloadServer this relies on (tests/test_serve_errors.py checks they exist)
-SERVER_PARTS = ("root", "builder", "error_handler", "_epoch_cond", "_visible_epoch", "_wanted_epoch")
+SERVER_PARTS = ("root", "builder", "error_handler", "_epoch_cond", "_visible_epoch", "_wanted_epoch",
+                "_rebuild_cond", "_want_rebuild")
 
 
 class ServerChanged(Exception):
@@ -148,6 +149,14 @@ def _answer_now(server) -> int:
         server._wanted_epoch = server._visible_epoch
         server._epoch_cond.notify_all()
     return wanted
+
+
+def rebuild_soon(server) -> None:
+    """Have the server rebuild as a file change does: what mkdocs 1.6's LiveReloadServer.watch()
+    callback does for a watched file (its build loop then rebuilds and the browsers reload)."""
+    with server._rebuild_cond:
+        server._want_rebuild = True
+        server._rebuild_cond.notify_all()
 
 
 def _show(server, wanted: int) -> None:
