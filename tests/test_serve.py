@@ -1,8 +1,10 @@
 """`mkdocs serve` picks up an edit to mha_ref/ or figures/: modules reloaded, figures redrawn.
 
-The server builds the Chinese pages alone (MHA_BUILD_EN=false, as a writer of one language may serve):
-what is reloaded and redrawn does not depend on the language, and each rebuild then takes half as long.
-The session's builds check both languages."""
+The server builds the Chinese pages alone (MHA_BUILD_EN=false, as a writer of one language may serve)
+and no downloads (MHA_DOWNLOADS=0: no PDF drawn again after an edit, no zip nor deck made again):
+what is reloaded and redrawn does not depend on either, and each rebuild then takes half as long or
+less. The session's builds check both languages and the downloads; test_serve_errors' broken figure
+serves both with its downloads."""
 
 import os
 import signal
@@ -49,7 +51,7 @@ def test_serve_reloads_edited_modules(checkout, warm_cache, mkdocs_serve):
     port = _free_port()
     temp = checkout / "temp"  # the server's temporary files, to check that it removes them
     temp.mkdir()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", TMPDIR=str(temp), MHA_BUILD_EN="false")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", TMPDIR=str(temp), MHA_BUILD_EN="false", MHA_DOWNLOADS="0")
     log = (checkout.parent / "serve.log").open("w")  # a pipe nobody reads could fill and stall the server
     # Ctrl-C must reach it even when pytest runs as a background job (conftest's mkdocs_serve sees to it)
     server = mkdocs_serve(port, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log)
@@ -93,7 +95,7 @@ def test_serve_shows_the_page_at_once_and_a_slow_figure_when_it_is_drawn(checkou
                    f"    while not pathlib.Path({str(let_go)!r}).exists():\n        time.sleep(0.2)\n"
                    "    return _draw(lang, value)\n")
     port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_BUILD_EN="false")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MHA_BUILD_EN="false", MHA_DOWNLOADS="0")
     log_path = checkout.parent / "serve.log"
     with log_path.open("w") as log:
         server = mkdocs_serve(port, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=log)

@@ -124,10 +124,13 @@ class TestABrokenFigure:
 
 @pytest.fixture
 def zh_only(monkeypatch):
-    """A server started after this (list it before `serve`) builds the Chinese pages alone, as a writer
-    of one language may serve (MHA_BUILD_EN=false): each rebuild takes half the time. The broken
-    figure above keeps both languages, to show that one language's failure leaves the other's frames."""
+    """A server started after this (list it before `serve`) builds the Chinese pages alone and no
+    downloads, as a writer of one language may serve (MHA_BUILD_EN=false, MHA_DOWNLOADS=0): each
+    rebuild takes half the time or less. The broken figure above keeps both languages, to show that
+    one language's failure leaves the other's frames, and the downloads (a page whose figure fails
+    gets no deck)."""
     monkeypatch.setenv("MHA_BUILD_EN", "false")
+    monkeypatch.setenv("MHA_DOWNLOADS", "0")
 
 
 @pytest.fixture
