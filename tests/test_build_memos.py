@@ -364,3 +364,62 @@ def test_a_slides_heading_is_set_once_and_kept_with_the_captions(tmp_path, monke
     monkeypatch.setattr(decks, "slide_text", refused)
     assert decks.page_decks(numbers, "zh", lambda frame: b"%PDF-") == first
     assert any("$" in s.heading for deck in first.values() for s in deck.slides)  # maths, as mathtext sets it
+
+
+# a page as Material's search plugin reads it: headings with ids, Chinese text that jieba cuts
+SEARCHED_HTML = ('<h1 id="heads">多头注意力</h1><p>每个头在自己的子空间里计算注意力权重。</p>'
+                 '<h2 id="concat">拼接</h2><p>Heads are concatenated, then mixed by W<sub>O</sub>.</p>')
+
+
+def _searched_page(toc_url="#concat"):
+    item = types.SimpleNamespace
+    toc = [item(id="heads", url="#heads", children=[item(id="concat", url=toc_url, children=[])])]
+    return types.SimpleNamespace(content=SEARCHED_HTML, url="one-head-blends/", toc=toc, title="多头注意力", meta={})
+
+
+def _material_index():
+    from material.plugins.search.plugin import SearchIndex
+    return SearchIndex(lang=["zh", "en"], separator=r"[\s\u200b]+", pipeline=[], fields={})
+
+
+def test_a_pages_search_entries_are_kept_and_are_materials_own(tmp_path, monkeypatch):
+    """A page's search entries are Material's, read back from the figure cache while the page, its
+    table of contents and its title are unchanged, and made again when one changes."""
+    import jieba
+    from material.plugins.search.plugin import SearchIndex
+    from figures.site import search_memo
+    search_memo.install()
+    made = SearchIndex.add_entry_from_context.made  # Material's own method, unwrapped
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path))
+
+    def own(page):
+        index = _material_index()
+        made(index, page)
+        return index.entries
+
+    def kept(page):
+        index = _material_index()
+        index.entries.append({"location": "earlier/", "title": "an earlier page", "text": ""})
+        index.add_entry_from_context(page)
+        return index.entries[1:]
+
+    plain = own(_searched_page())
+    assert [e["location"] for e in plain] == ["one-head-blends/", "one-head-blends/#concat"]
+    assert "\u200b" in plain[0]["text"]  # cut into words by jieba
+    assert kept(_searched_page()) == plain
+    assert len(list((tmp_path / search_memo.FOLDER).glob("*.json" + disk.SEALED))) == 1
+
+    def refused(*args, **kwargs):
+        raise AssertionError("cut again")
+    with monkeypatch.context() as m:
+        m.setattr(jieba, "cut", refused)
+        assert kept(_searched_page()) == plain  # read back: nothing cut again
+        moved = _searched_page(toc_url="#mixing")  # the same HTML under another anchor in its contents
+        with pytest.raises(AssertionError, match="cut again"):
+            kept(moved)
+    assert kept(moved) == own(_searched_page(toc_url="#mixing")) != plain
+    retitled = _searched_page()
+    retitled.content = SEARCHED_HTML.replace("拼接", "拼接与混合")
+    assert kept(retitled) == own(retitled) != plain
+    monkeypatch.setenv(disk.CACHE_ENV, "off")
+    assert kept(_searched_page()) == plain
