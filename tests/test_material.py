@@ -1,5 +1,6 @@
 """Material as the site ships it (figures/site/material.py): three changes that keep a page load from
-restyling every element of the page, each checked in the built site, on its own, and in a browser."""
+restyling every element of the page, each checked in the built site, on its own, and in a browser;
+the twin links, the versions' root, the search index built when search opens, the source maps."""
 
 import json
 from pathlib import Path
@@ -125,6 +126,18 @@ def test_materials_version_selector_reads_the_site_root_not_the_language_root_on
         material.versions_from_site_root(tmp_path)
 
 
+def test_materials_search_worker_gets_its_index_when_search_opens_once(tmp_path):
+    """Served or opened from disk, the index reaches the search worker once the search toggle opens."""
+    setup = 'function Ei(e,t){let r=Mn(e);return L($(location.protocol!=="file:"),Je("search")).pipe(Re(o=>o),b(()=>t))}'
+    bundle = _asset(tmp_path, "javascripts", "bundle.0123abcd.min.js", setup)
+    assert material.search_when_opened(tmp_path) == 1
+    assert bundle.read_text(encoding="utf-8") == 'function Ei(e,t){let r=Mn(e);return L($(!1),Je("search")).pipe(Re(o=>o),b(()=>t))}'
+    assert material.search_when_opened(tmp_path) == 0
+    bundle.write_text(setup.replace('Je("search")', 'Je("search-open")'), encoding="utf-8")  # a release that changed it
+    with pytest.raises(material.MaterialChanged, match="bundle.0123abcd.min.js: Material's search worker gets its index"):
+        material.search_when_opened(tmp_path)
+
+
 def test_the_built_site_ships_materials_script_without_the_twin_fetch(site):
     bundle, = (site / "assets" / "javascripts").glob("bundle.*.min.js")
     assert material.OWN_ALTERNATES in bundle.read_text(encoding="utf-8")
@@ -246,4 +259,21 @@ def test_materials_start_restyles_no_whole_page_and_the_page_follows_the_scheme(
     page.locator("label.md-header__button[for^='__palette']:visible").first.click()  # Material's toggle
     other = {"light": "dark", "dark": "light"}[scheme]
     page.wait_for_function(f"getComputedStyle(document.documentElement).colorScheme === '{other}'", timeout=5000)
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_search_index_is_built_when_the_reader_opens_search_and_then_finds(browser, served, lang):
+    """A page loads without building the search index (Material says it is initializing, as it does
+    until its worker has the index); opening search builds it, and the search finds pages."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(served + ("" if lang == "zh" else "en/") + "what-it-costs/", wait_until="networkidle")
+    page.wait_for_timeout(1000)  # time enough for a worker given the index at load to report ready
+    meta = ".md-search-result__meta"
+    waiting = page.inner_text(meta)
+    assert waiting == {"zh": "正在初始化搜索引擎", "en": "Initializing search"}[lang]
+    page.click(".md-search__input")  # the field, as a reader clicks or taps it: search opens
+    page.wait_for_function(f"document.querySelector('{meta}').innerText !== {json.dumps(waiting)}", timeout=20000)
+    page.type(".md-search__input", "softmax")
+    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=20000)
     page.close()
