@@ -1,13 +1,13 @@
 """The search entries of each page, made once and kept.
 
 Material's search plugin reads every page's HTML into sections and cuts their Chinese text into
-words with jieba: a few seconds of each build, and jieba's dictionary loaded into every build
-process, although most builds change few pages. What it makes of a page (its entries: location,
-title, text) depends only on the page's HTML, its URL, its table of contents, its title, its front
-matter's search settings and tags, the plugin's settings, and the versions of Material, jieba and
-backrefs. Under a digest of those the entries are kept in the figure cache's search/ folder
-(figures.keep.disk), and a build whose page has not changed takes them from there instead: the same
-entries in the same order, so search_index.json comes out byte for byte as without them.
+words with jieba: about two seconds of CPU in each build, although most builds change few pages.
+What it makes of a page (its entries: location, title, text) depends only on the page's HTML, its
+URL, its table of contents, its title, its front matter's search settings and tags, the plugin's
+settings, and the versions of Material, jieba and backrefs. The entries are kept in the figure
+cache's search/ folder under a digest of those (figures.publish.expansions.kept, which adds our
+code's, as for the expanded pages), and a build whose page has not changed takes them from there:
+the same entries in the same order, so search_index.json comes out byte for byte as without them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
-from ..keep import disk
+from ..publish import expansions
 
 FOLDER = "search"  # the figure cache's folder of kept entries
 _KEPT = "_mha_kept"  # marks Material's method once it is wrapped (a process wraps it once)
@@ -46,7 +46,6 @@ def install() -> None:
 def entries(index, page, made) -> list[dict]:
     """The entries made(index, page) adds to index.entries, or those kept from an earlier build of
     the same page (key); index.entries is left as it was."""
-    folder = disk.cache_folder(FOLDER)
     new: list[dict] | None = None
 
     def make() -> list[dict]:
@@ -58,11 +57,7 @@ def entries(index, page, made) -> list[dict]:
             del index.entries[start:]
         return new
 
-    if folder is None:
-        return make()
-    path = folder / f"{hashlib.sha256(key(index, page).encode()).hexdigest()}.json"
-    return disk.kept_or_made(path, json.loads, make,
-                             lambda value: json.dumps(value, ensure_ascii=False).encode("utf-8"), "search entries")
+    return expansions.kept(FOLDER, (key(index, page),), make, "search entries")
 
 
 def key(index, page) -> str:
