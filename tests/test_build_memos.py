@@ -423,3 +423,99 @@ def test_a_pages_search_entries_are_kept_and_are_materials_own(tmp_path, monkeyp
     assert kept(retitled) == own(retitled) != plain
     monkeypatch.setenv(disk.CACHE_ENV, "off")
     assert kept(_searched_page()) == plain
+
+
+CONVERTED = """# Heads {#heads}
+
+Each head reads [the other page's split](b.md#split), and [a folder](nowhere/) is left as it is.
+
+<div markdown="1" id="fig-x">
+A *figure* block in raw HTML.
+</div>
+
+## Mixing {#mixing}
+"""
+
+
+def _converting(tmp_path):
+    """A config whose extensions are some of the site's, and a page a.md beside b.md."""
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import File, Files
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    config = MkDocsConfig()
+    config.load_dict({"site_name": "t", "docs_dir": str(tmp_path / "docs"), "site_dir": str(tmp_path / "site"),
+                      "markdown_extensions": ["toc", "attr_list", "md_in_html"]})
+    assert config.validate() == ([], [])
+    files = Files([File(name, config.docs_dir, config.site_dir, True) for name in ("a.md", "b.md")])
+    return config, files
+
+
+def _page(config, files, markdown=CONVERTED):
+    from mkdocs.structure.pages import Page
+    page = Page(None, files.get_file_from_path("a.md"), config)
+    page.markdown = markdown
+    return page
+
+
+def _converted(page):
+    """What Page.render left on the page, as plain values."""
+    from figures.site import markdown_memo
+    return [page.content, markdown_memo._tokens(page.toc), [item.active for item in page.toc], page._title_from_render,
+            page.present_anchor_ids, {f.src_uri: a for f, a in (page.links_to_anchors or {}).items()}]
+
+
+def test_a_pages_conversion_is_kept_and_is_mkdocs_own(tmp_path, monkeypatch, caplog):
+    """A page's HTML, contents, title, anchors and links are MkDocs' own, read back from the figure
+    cache while the page and the files it may link to are unchanged, with what the conversion
+    logged; made again when either changes; not kept when the conversion warned."""
+    import markdown
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
+    from figures.site import markdown_memo
+    markdown_memo.install()
+    made = Page.render.made  # MkDocs' own, unwrapped
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "cache"))
+    config, files = _converting(tmp_path)
+    kept = tmp_path / "cache" / markdown_memo.FOLDER
+    caplog.set_level(logging.INFO, logger="mkdocs")  # as MkDocs logs
+
+    def own(markdown_text=CONVERTED, files=files):
+        page = _page(config, files, markdown_text)
+        made(page, config, files)
+        return _converted(page)
+
+    def converted(markdown_text=CONVERTED, files=files):
+        page = _page(config, files, markdown_text)
+        page.render(config, files)
+        return _converted(page)
+
+    plain = own()
+    assert 'id="fig-x"' in plain[0] and plain[3] == "Heads" and {"heads", "mixing", "fig-x"} <= plain[4]
+    assert plain[5] == {"b.md": {"split": "b.md#split"}}
+    assert converted() == plain
+    assert len(list(kept.glob("*.json" + disk.SEALED))) == 1
+
+    def refused(*args, **kwargs):
+        raise AssertionError("converted again")
+    with monkeypatch.context() as m:
+        m.setattr(markdown.Markdown, "convert", refused)
+        caplog.clear()
+        assert converted() == plain  # read back: nothing converted again
+        assert [(r.name, r.levelno) for r in caplog.records] == [("mkdocs.structure.pages", logging.INFO)]
+        assert "unrecognized relative link 'nowhere/'" in caplog.records[0].getMessage()  # replayed
+        edited = CONVERTED.replace("## Mixing", "## Mixed")
+        with pytest.raises(AssertionError, match="converted again"):
+            converted(edited)
+        moved = Files([File(name, config.docs_dir, config.site_dir, True) for name in ("a.md", "c/b.md")])
+        with pytest.raises(AssertionError, match="converted again"):  # the link's target is no longer there
+            converted(files=moved)
+    assert converted(edited) == own(edited) != plain
+    # a link to a page that is not there warns (strict stops the build): converted each time, never kept
+    broken = CONVERTED.replace("b.md#split", "missing.md")
+    sealed = lambda: set(kept.glob("*.json" + disk.SEALED))  # noqa: E731
+    before = sealed()
+    assert converted(broken) == own(broken)
+    assert sealed() == before
+    # a page that includes a file (pymdownx.snippets) is converted each time
+    assert converted(CONVERTED + '\n--8<-- "b.md"\n') == own(CONVERTED + '\n--8<-- "b.md"\n')
+    assert sealed() == before

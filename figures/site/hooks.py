@@ -40,6 +40,7 @@ def on_config(config):
     _show_figure_failures(config)
     importlib.import_module("figures.site.jieba_cache").place()  # not left in the system's temporary folder
     importlib.import_module("figures.site.search_memo").install()  # an unchanged page's search entries kept
+    importlib.import_module("figures.site.markdown_memo").install()  # an unchanged page converted once
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
