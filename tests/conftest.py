@@ -22,7 +22,7 @@ from figures.engine.cache import ENV, WHOLE
 from figures.keep import disk, switches, tiny_lm
 from figures.publish import bundles
 from figures.publish import expansions
-from figures.site import markdown_memo, mathfont, search_memo
+from figures.site import markdown_memo, mathfont, search_memo, template_memo
 from serving import static_site
 from site_builds import BUILDS, ENGINES, Build, shared_builds
 
@@ -37,7 +37,7 @@ def figure_cache(tmp_path_factory, request):
     folder holds the page-4 model's weights (one file per seed), lm-heads/ its head measurements,
     math-font/ the maths' font cut to the pages, code/ each module's facts for the digests (figures.keep.reach),
     published/ and tables/ each frame's published files and each figure's data table (figures/publish/bundles.py),
-    pages/ and captions/ each page and caption expanded (figures/publish/expansions.py), search/ each page's search entries (figures/site/search_memo.py), markdown/ each page converted (figures/site/markdown_memo.py), decks/, flashcards/ and selfcheck/ the slide decks,
+    pages/ and captions/ each page and caption expanded (figures/publish/expansions.py), search/ each page's search entries (figures/site/search_memo.py), markdown/ each page converted (figures/site/markdown_memo.py), templates/ the theme compiled (figures/site/template_memo.py), decks/, flashcards/ and selfcheck/ the slide decks,
     glossary cards and test vectors, whole/ the figure files the builds link into their sites,
     each named by a digest of what makes it: MHA_FIGURE_CACHE's
     when that names a folder, otherwise the machine's (tests/machine_cache.py), so they are trained
@@ -52,7 +52,7 @@ def figure_cache(tmp_path_factory, request):
                        (bundles.PUBLISHED, disk.cache_folder(bundles.PUBLISHED)),
                        (bundles.TABLES, disk.cache_folder(bundles.TABLES)), *((name, disk.cache_folder(name)) for name in (expansions.PAGES, expansions.CAPTIONS)),
                        *((name, disk.cache_folder(name)) for name in ("decks", "flashcards", "selfcheck", search_memo.FOLDER,
-                                                                                markdown_memo.FOLDER, WHOLE))):
+                                                                                markdown_memo.FOLDER, template_memo.FOLDER, WHOLE))):
         kept = kept if named else machine_cache.folder() / name
         kept.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(kept, target_is_directory=True)

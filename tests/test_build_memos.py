@@ -519,3 +519,44 @@ def test_a_pages_conversion_is_kept_and_is_mkdocs_own(tmp_path, monkeypatch, cap
     # a page that includes a file (pymdownx.snippets) is converted each time
     assert converted(CONVERTED + '\n--8<-- "b.md"\n') == own(CONVERTED + '\n--8<-- "b.md"\n')
     assert sealed() == before
+
+
+def test_the_themes_templates_are_compiled_once_and_kept(tmp_path, monkeypatch, caplog):
+    """A template compiled by one build's environment is read back by the next one's, while its
+    source and the environment's settings are unchanged; compiled again when either changes, or when
+    the kept file is damaged (dropped, with a warning naming it)."""
+    import jinja2
+    from figures.site import template_memo
+    monkeypatch.setenv(disk.CACHE_ENV, str(tmp_path / "cache"))
+    (tmp_path / "theme").mkdir()
+    page = tmp_path / "theme" / "page.html"
+    page.write_text("{% for h in heads %}<p>{{ h }}</p>\n{% endfor %}")
+
+    def rendered(**settings):
+        env = template_memo.attach(jinja2.Environment(loader=jinja2.FileSystemLoader(tmp_path / "theme"), **settings))
+        return env.get_template("page.html").render(heads=[1, 2])
+
+    plain = jinja2.Environment(loader=jinja2.FileSystemLoader(tmp_path / "theme")).get_template("page.html").render(heads=[1, 2])
+    assert rendered() == plain == "<p>1</p>\n<p>2</p>\n"
+    kept = list((tmp_path / "cache" / template_memo.FOLDER).glob("*/*.jinja" + disk.SEALED))
+    assert len(kept) == 1
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compiled again")
+    with monkeypatch.context() as m:
+        m.setattr(jinja2.Environment, "compile", refused)
+        assert rendered() == plain  # read back: not compiled
+        with pytest.raises(AssertionError, match="compiled again"):
+            rendered(trim_blocks=True)  # other settings: their own folder
+        page.write_text("{% for h in heads %}<li>{{ h }}</li>{% endfor %}")
+        with pytest.raises(AssertionError, match="compiled again"):
+            rendered()  # an edited template
+    assert rendered() == "<li>1</li><li>2</li>"
+    kept = list((tmp_path / "cache" / template_memo.FOLDER).glob("*/*.jinja" + disk.SEALED))
+    assert len(kept) == 1
+    kept[0].write_bytes(kept[0].read_bytes()[:-70] + b"x" * 70)
+    with caplog.at_level(logging.WARNING):
+        assert rendered() == "<li>1</li><li>2</li>"
+    assert "a compiled template, is damaged" in caplog.text and "compiling it again" in caplog.text
+    monkeypatch.setenv(disk.CACHE_ENV, "off")
+    assert rendered() == "<li>1</li><li>2</li>"

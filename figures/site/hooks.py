@@ -230,6 +230,10 @@ def _under(lang: str, f, config) -> None:
     f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
 
 
+def on_env(env, config, files):
+    return importlib.import_module("figures.site.template_memo").attach(env)  # the theme compiled once
+
+
 def on_page_markdown(markdown, page, config, files):
     return importlib.import_module("figures.site.page_markdown").expand(markdown, page, config, files, _serving)
 
