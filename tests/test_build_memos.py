@@ -14,7 +14,7 @@ import pytest
 from figures.engine import registry
 from figures.engine.cache import WHOLE, FigureCache, from_env
 from figures.engine.render import render_files
-from figures.publish import bundles
+from figures.publish import bundles, expansions
 from figures.publish.numbering import site_numbers
 from figures.site import hooks
 from figures.keep import disk, reach, tiny_lm
@@ -414,6 +414,9 @@ def test_a_pages_search_entries_are_kept_and_are_materials_own(tmp_path, monkeyp
     with monkeypatch.context() as m:
         m.setattr(jieba, "cut", refused)
         assert kept(_searched_page()) == plain  # read back: nothing cut again
+        m.setattr(expansions, "code", lambda *args: "an edited checkout")  # whatever else changed
+        m.setenv("MHA_OFFLINE", "1")
+        assert kept(_searched_page()) == plain
         moved = _searched_page(toc_url="#mixing")  # the same HTML under another anchor in its contents
         with pytest.raises(AssertionError, match="cut again"):
             kept(moved)
@@ -503,6 +506,10 @@ def test_a_pages_conversion_is_kept_and_is_mkdocs_own(tmp_path, monkeypatch, cap
         assert converted() == plain  # read back: nothing converted again
         assert [(r.name, r.levelno) for r in caplog.records] == [("mkdocs.structure.pages", logging.INFO)]
         assert "unrecognized relative link 'nowhere/'" in caplog.records[0].getMessage()  # replayed
+        # nor after an edit elsewhere (a figure, the reference) or another build's switches
+        m.setattr(expansions, "code", lambda *args: "an edited checkout")
+        m.setenv("MHA_OFFLINE", "1")
+        assert converted() == plain
         edited = CONVERTED.replace("## Mixing", "## Mixed")
         with pytest.raises(AssertionError, match="converted again"):
             converted(edited)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import json
 import logging
 import os
 import stat
@@ -264,6 +265,21 @@ def kept_or_made(path: Path | None, read: Callable[[bytes], T], make: Callable[[
     if value is None and cache_writable(path.parent):
         value = _make_and_keep(path, read, make, dump, what)
     return make() if value is None else value
+
+
+def kept_json(folder: str, key: str, make: Callable[[], T], what: str,
+              keep: Callable[[T], bool] = lambda value: True) -> T:
+    """make() (JSON: text, lists), kept in the cache's `folder` under a digest of `key` (everything
+    it is made from, as text); a value for which keep(value) is false is made, not kept. Read back
+    as JSON gives it: lists for tuples."""
+    where = cache_folder(folder)
+    if where is None:
+        return make()
+
+    def dump(value) -> bytes | None:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8") if keep(value) else None
+
+    return kept_or_made(where / f"{hashlib.sha256(key.encode()).hexdigest()}.json", json.loads, make, dump, what)
 
 
 def _make_and_keep(path, read, make, dump, what):

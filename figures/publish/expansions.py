@@ -6,7 +6,6 @@ an earlier build expanded instead of computing the numbers again."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from functools import lru_cache
@@ -71,12 +70,4 @@ def kept(folder: str, key: tuple, make: Callable[[], Any], what: str,
     text and every other argument the expansion is given, as text) and of code(figures), `figures`
     being the ids of the figures whose modules it reads; a value for which keep(value) is false is
     made, not kept. Read back as JSON gives it: lists for tuples."""
-    where = disk.cache_folder(folder)
-    if where is None:
-        return make()
-    path = where / f"{hashlib.sha256(repr((code(tuple(sorted(figures))), key)).encode()).hexdigest()}.json"
-
-    def dump(value) -> bytes | None:
-        return json.dumps(value, ensure_ascii=False).encode("utf-8") if keep(value) else None
-
-    return disk.kept_or_made(path, json.loads, make, dump, what)
+    return disk.kept_json(folder, repr((code(tuple(sorted(figures))), key)), make, what, keep)

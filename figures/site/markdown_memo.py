@@ -11,10 +11,13 @@ it logs depend only on:
   them) and the validation settings;
 - the Markdown extensions and their settings (the toc's link title is set per language);
 - the versions of MkDocs (or ProperDocs), Python-Markdown, pymdown-extensions and Pygments;
-- the level MkDocs logs at (`-q`, `-v`): what is logged, so what is replayed.
-They are kept in the figure cache's markdown/ folder under a digest of these
-(figures.publish.expansions.kept, which adds our code's), and a build whose page has not changed
-takes them from there, replaying what the conversion logged. Not kept:
+- the level MkDocs logs at (`-q`, `-v`): what is logged, so what is replayed;
+- this file.
+Our other code is not among them: it reaches the conversion only through the Markdown the hooks
+hand it and the settings above. They are kept in the figure cache's markdown/ folder under a digest
+of these (figures.keep.disk.kept_json), and a build whose page has not changed takes them from
+there, replaying what the conversion logged, whatever else changed (an edit to a figure or to the
+reference, the offline copy's switches). Not kept:
 - a page that includes a file (pymdownx.snippets' `--8<--`): its text is not all in the key;
 - a conversion that warned (a broken link, under `strict`): it is converted again, and warns again.
 """
@@ -22,14 +25,16 @@ takes them from there, replaying what the conversion logged. Not kept:
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import threading
 from collections.abc import Mapping
 from contextlib import contextmanager
 from importlib import metadata
+from pathlib import Path
 
-from ..publish import expansions
+from ..keep import disk
 
 FOLDER = "markdown"  # the figure cache's folder of converted pages
 _KEPT = "_mha_kept"  # marks an engine's Page.render once it is wrapped (a process wraps it once)
@@ -74,8 +79,8 @@ def convert(page, config, files, made, engine: str) -> None:
             make.value = _state(page, records)
         return make.value
 
-    value = expansions.kept(FOLDER, (key(page, config, files, engine),), make, "converted page",
-                            keep=lambda v: all(level < logging.WARNING for _, level, _ in v["logged"]))
+    value = disk.kept_json(FOLDER, key(page, config, files, engine), make, "converted page",
+                           keep=lambda v: all(level < logging.WARNING for _, level, _ in v["logged"]))
     if not converted:
         _restore(page, value, files, engine)
 
@@ -86,7 +91,7 @@ def key(page, config, files, engine: str) -> str:
     return json.dumps([page.markdown, [f.src_uri, f.dest_uri, f.url], page.url, _files(files),
                        config["markdown_extensions"], config["mdx_configs"], config["validation"],
                        config["use_directory_urls"], _versions(engine),
-                       logging.getLogger(f"{engine}.structure.pages").getEffectiveLevel()],
+                       logging.getLogger(f"{engine}.structure.pages").getEffectiveLevel(), _this_file()],
                       ensure_ascii=False, default=_plain)
 
 
@@ -153,6 +158,12 @@ def _logged():
     finally:
         for logger in watched:
             logger.removeHandler(handler)
+
+
+@functools.lru_cache(maxsize=1)
+def _this_file() -> str:
+    """This file's digest: how a conversion is kept and put back is in it too."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 @functools.lru_cache(maxsize=2)

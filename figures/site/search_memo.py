@@ -4,10 +4,11 @@ Material's search plugin reads every page's HTML into sections and cuts their Ch
 words with jieba: about two seconds of CPU in each build, although most builds change few pages.
 What it makes of a page (its entries: location, title, text) depends only on the page's HTML, its
 URL, its table of contents, its title, its front matter's search settings and tags, the plugin's
-settings, and the versions of Material, jieba and backrefs. The entries are kept in the figure
-cache's search/ folder under a digest of those (figures.publish.expansions.kept, which adds our
-code's, as for the expanded pages), and a build whose page has not changed takes them from there:
-the same entries in the same order, so search_index.json comes out byte for byte as without them.
+settings, the versions of Material, jieba and backrefs, and this file. The entries are kept in the
+figure cache's search/ folder under a digest of those (figures.keep.disk.kept_json), and a build
+whose page has not changed takes them from there, whatever else changed (an edit to a figure, the
+offline copy's switches): the same entries in the same order, so search_index.json comes out byte
+for byte as without them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
-from ..publish import expansions
+from ..keep import disk
 
 FOLDER = "search"  # the figure cache's folder of kept entries
 _KEPT = "_mha_kept"  # marks Material's method once it is wrapped (a process wraps it once)
@@ -57,7 +58,7 @@ def entries(index, page, made) -> list[dict]:
             del index.entries[start:]
         return new
 
-    return expansions.kept(FOLDER, (key(index, page),), make, "search entries")
+    return disk.kept_json(FOLDER, key(index, page), make, "search entries")
 
 
 def key(index, page) -> str:
@@ -68,7 +69,8 @@ def key(index, page) -> str:
         path = settings.get(name)
         if path and Path(path).is_file():
             settings[name] = [path, hashlib.sha256(Path(path).read_bytes()).hexdigest()]
-    return json.dumps([page.content, page.url, _toc(page.toc), str(page.title), meta, settings, _versions()],
+    return json.dumps([page.content, page.url, _toc(page.toc), str(page.title), meta, settings, _versions(),
+                       _this_file()],
                       ensure_ascii=False, default=_plain)
 
 
@@ -80,6 +82,12 @@ def _plain(value):
 def _toc(items) -> list:
     """The ids and URLs of a table of contents, nested as it is (what the plugin links a section to)."""
     return [[item.id, item.url, _toc(item.children)] for item in items]
+
+
+@functools.lru_cache(maxsize=1)
+def _this_file() -> str:
+    """This file's digest: how the entries are made and kept is in it too."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 @functools.lru_cache(maxsize=1)
