@@ -5,6 +5,7 @@ import contextlib
 import functools
 import http.server
 import socket
+import sys
 import threading
 import urllib.request
 
@@ -36,6 +37,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass  # a request log line per file would bury pytest's own output
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the browser went on before the file was sent (a lazy image, a closed tab): no traceback
+        super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def static_site(directory, headers: dict[str, str] | None = None, port: int = 0):
     """The folder over HTTP on a local port (`port` when it is free, else any free one), each answer
@@ -43,9 +51,9 @@ def static_site(directory, headers: dict[str, str] | None = None, port: int = 0)
     handler = functools.partial(type("Handler", (_QuietHandler,), {"headers_added": tuple((headers or {}).items())}),
                                 directory=str(directory))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        server = _Server(("127.0.0.1", port), handler)
     except OSError:  # taken: by another session of the suite, or another program
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
