@@ -140,11 +140,31 @@ def test_the_404_menu_leads_to_each_home():
 
 def test_a_description_is_the_opening_sentences_within_the_limit_without_formulas():
     html = ('<h1>T</h1><p>First <a href="x">one</a> &amp; done. Second has <span class="arithmatex">\\(x\\)</span>. '
-            'Third, <span class="mha-screen-only">drag</span><span class="mha-print-only">go through</span> it.</p>'
+            'Third, <span class="mha-screen-only">drag</span><span class="mha-print-only" data-search-exclude>go through</span> it.</p>'
             '<figure><p class="mha-downloads">not text</p></figure><p>' + "Long sentence here. " * 20 + '</p>')
     assert description.page_description(html, "en") == "First one & done. Third, drag it. Long sentence here." + \
         "".join(" Long sentence here." for _ in range(5))
     assert len(description.page_description(html, "en")) <= description.LIMIT["en"]
+
+
+def test_search_reads_the_screens_words_and_not_prints():
+    """A screen/print construct and a frame's print label: Material's search index holds the words a
+    reader sees on screen, not the printed page's (joined, they read "Drag the sliderGo through");
+    nor the gallery filter's page titles ("Every pageOne head can only blend")."""
+    import types
+    from material.plugins.search.plugin import SearchIndex
+    from figures.site import gallery
+    from figures.text import constructs
+    control = types.SimpleNamespace(label=lambda lang: "heads")
+    body = (constructs.expand_media('<p>{{ screen "Drag the slider" print "Go through the frames" }} to see it.</p>')
+            + figure_block._print_label(control, "en", "4") + gallery.filter_html("en", {"a.md": "One head can only blend"}))
+    page = types.SimpleNamespace(content=f'<h1 id="t">T</h1>{body}', url="p/", toc=[], title="T", meta={})
+    index = SearchIndex(lang=["en"], separator=r"[\s]+", pipeline=[], fields={})
+    index.add_entry_from_context(page)
+    text = " ".join(entry["text"] for entry in index.entries)
+    assert "Drag the slider to see it." in text
+    assert "Go through" not in text and "heads" not in text and "Every page" not in text and "One head" not in text
+    assert "Go through the frames" in body  # still printed
 
 
 def test_a_first_sentence_too_long_is_cut_at_a_word_and_chinese_at_a_character():

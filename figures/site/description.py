@@ -8,7 +8,7 @@ import re
 
 LIMIT = {"zh": 80, "en": 160}  # characters a result page shows, about: Chinese characters are wider
 PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)  # the text's own paragraphs: a figure's have a class
-PRINT_ONLY = re.compile(r'<span class="mha-print-only">.*?</span>', re.S)  # the screen's words are kept
+PRINT_ONLY = re.compile(r'<span class="mha-print-only"[^>]*>.*?</span>', re.S)  # the screen's words are kept
 MATH = re.compile(r'class="arithmatex"|<math\b')
 SENTENCE_END = {"zh": re.compile(r"(?<=[。！？])"), "en": re.compile(r"(?<=[.!?])\s+")}
 

@@ -70,7 +70,7 @@ def _print_label(control, lang: str, label: str) -> str:
     if not control:
         return ""
     text = WORDS[lang]["frame"].format(control=control.label(lang), value=label)
-    return f'<p class="mha-frame-label mha-print-only">{html.escape(text)}</p>'
+    return f'<p class="mha-frame-label mha-print-only" data-search-exclude>{html.escape(text)}</p>'
 
 
 def _frame_caption(text: str, repeats_label: bool) -> str:

@@ -74,7 +74,8 @@ def filter_html(lang: str, homes: dict[str, str]) -> str:
     Hidden until mha-gallery.js wires it (without script every figure is shown, nothing to filter)."""
     w = FILTER_WORDS[lang]
     options = "".join(f'<option value="{html.escape(home)}">{html.escape(title)}</option>' for home, title in homes.items())
-    return (f'<form class="mha-gallery-filter" role="search" aria-label="{w["legend"]}" hidden '
+    # data-search-exclude: the site's search skips the form (its page titles read as one run-on line)
+    return (f'<form class="mha-gallery-filter" role="search" aria-label="{w["legend"]}" hidden data-search-exclude '
             f'data-count="{html.escape(w["count"])}">'
             f'<label>{w["page"]} <select name="page"><option value="">{w["all"]}</option>{options}</select></label> '
             f'<label>{w["words"]} <input type="search" name="words" placeholder="{html.escape(w["hint"])}" '

@@ -267,7 +267,10 @@ def expand_media(text: str | Located, only: str | None = None) -> str | Located:
     def spans(m: re.Match, where: str = "") -> str:
         if only:
             return m[only]
-        return f'<span class="mha-screen-only">{m["screen"]}</span><span class="mha-print-only">{m["print"]}</span>'
+        # search indexes the screen's words only (Material skips data-search-exclude): the two texts
+        # joined read as one run-on sentence in a search result
+        return (f'<span class="mha-screen-only">{m["screen"]}</span>'
+                f'<span class="mha-print-only" data-search-exclude>{m["print"]}</span>')
     if isinstance(text, Located):
         return text.replace(MEDIA, spans)
     return replace_outside_code(MEDIA, spans, text)
