@@ -5,6 +5,8 @@ no site built; `mkdocs build` never shows a placeholder (test_site.py checks the
 
 import threading
 
+import pytest
+
 from mkdocs.livereload import LiveReloadServer
 
 from figures.engine import render
@@ -109,6 +111,26 @@ def test_when_the_drawing_ends_the_server_rebuilds():
     finally:
         server.shutdown()
         loop.join(10)
+
+
+@pytest.mark.parametrize("engine", ["mkdocs", "properdocs"])
+@pytest.mark.parametrize("flags, later_drawing", [([], True), (["--no-livereload"], False)])
+def test_serve_without_livereload_draws_before_its_pages(monkeypatch, engine, flags, later_drawing):
+    """`mkdocs serve --no-livereload` never rebuilds (MkDocs does not call on_serve): its first build
+    draws every figure before the pages, as `mkdocs build` does, or its pages would keep their
+    "being drawn" cards for the server's life. Read from the command's options as each engine's
+    command line parses them."""
+    import importlib
+    from figures.site import hooks
+    serve_command = importlib.import_module(f"{engine}.__main__").serve_command
+    monkeypatch.setattr(hooks, "_later", None)
+    hooks.on_startup("serve", dirty=False)
+    config = {}
+    with serve_command.make_context("serve", list(flags)):
+        hooks._show_figure_failures(config)
+    assert (config["figures_later"] is not None) == later_drawing
+    assert config["show_figure_failures"]  # a figure that fails is still a card on the page
+    monkeypatch.setattr(hooks, "_serving", False)
 
 
 def test_only_serve_draws_after_its_pages(monkeypatch):

@@ -360,9 +360,22 @@ def _show_figure_failures(config) -> None:
     under serve the background drawing (figures/site/later.py) that draws what the pages wait for."""
     global _later
     config["show_figure_failures"] = _serving
-    if _serving and _later is None:
+    if _serving and _later is None and not _builds_once():
         _later = importlib.import_module("figures.site.later").Later()
     config["figures_later"] = _later
+
+
+def _builds_once() -> bool:
+    """Whether this is `mkdocs serve --no-livereload` (or ProperDocs'): a server that never rebuilds
+    (MkDocs then never calls on_serve), so a figure drawn after the pages would never reach them. Its
+    first build draws every figure before the pages, as `mkdocs build` does. Read from the command's
+    own options (click's context), as MkDocs and ProperDocs each name them."""
+    import click
+    context = click.get_current_context(silent=True)
+    params = context.params if context is not None else {}
+    if "no_livereload" in params:  # ProperDocs: a flag of its own (its hidden --livereload is False unless given)
+        return params["no_livereload"] is True
+    return params.get("livereload") is False  # MkDocs: --no-livereload sets livereload to False
 
 
 def on_serve(server, config, builder):
