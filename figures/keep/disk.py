@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import logging
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
 
@@ -280,6 +282,30 @@ def kept_json(folder: str, key: str, make: Callable[[], T], what: str,
         return json.dumps(value, ensure_ascii=False).encode("utf-8") if keep(value) else None
 
     return kept_or_made(where / f"{hashlib.sha256(key.encode()).hexdigest()}.json", json.loads, make, dump, what)
+
+
+def key_text(parts: list) -> str:
+    """The parts of a kept_json key as text: a setting JSON has no form for counts as a dict when it
+    is a mapping (a config object), else by its repr."""
+    return json.dumps(parts, ensure_ascii=False, default=lambda v: dict(v) if isinstance(v, Mapping) else repr(v))
+
+
+@functools.lru_cache(maxsize=None)
+def versions(names: tuple[str, ...]) -> tuple[str, ...]:
+    """"name version" of each installed package ("name none" if it is not): part of a key."""
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} none")
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=None)
+def file_digest(path: str) -> str:
+    """The sha256 of a file of ours (a memo's own module, read once per process): part of a key."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _make_and_keep(path, read, make, dump, what):

@@ -24,15 +24,9 @@ reference, the offline copy's switches). Not kept:
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import logging
 import threading
-from collections.abc import Mapping
 from contextlib import contextmanager
-from importlib import metadata
-from pathlib import Path
 
 from ..keep import disk
 
@@ -40,8 +34,9 @@ FOLDER = "markdown"  # the figure cache's folder of converted pages
 _KEPT = "_mha_kept"  # marks an engine's Page.render once it is wrapped (a process wraps it once)
 SNIPPET = "--8<--"  # pymdownx.snippets' mark: the page includes a file
 ENGINES = ("mkdocs", "properdocs")  # ProperDocs, the fork of MkDocs 1.6, has its own Page
-# what Page.render sets on a page (MkDocs 1.6 and ProperDocs)
-RENDERED = ("content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors")
+# the packages whose versions count, by engine: the engine, Markdown and its extensions, and the
+# highlighter the code blocks go through
+_PACKAGES = {engine: (engine, "markdown", "pymdown-extensions", "pygments") for engine in ENGINES}
 
 
 def install() -> None:
@@ -68,41 +63,35 @@ def convert(page, config, files, made, engine: str) -> None:
     if page.markdown is None or SNIPPET in page.markdown or _appends_snippets(config):
         made(page, config, files)
         return
-    converted = False
+    converted: dict | None = None
 
     def make() -> dict:
         nonlocal converted
-        if not converted:  # once, however often the cache asks (a folder it cannot write)
+        if converted is None:  # once, however often the cache asks (a folder it cannot write)
             with _logged() as records:
                 made(page, config, files)
-            converted = True
-            make.value = _state(page, records)
-        return make.value
+            converted = _state(page, records)
+        return converted
 
     value = disk.kept_json(FOLDER, key(page, config, files, engine), make, "converted page",
                            keep=lambda v: all(level < logging.WARNING for _, level, _ in v["logged"]))
-    if not converted:
+    if converted is None:  # read back
         _restore(page, value, files, engine)
 
 
 def key(page, config, files, engine: str) -> str:
     """Everything the conversion reads, as text."""
     f = page.file
-    return json.dumps([page.markdown, [f.src_uri, f.dest_uri, f.url], page.url, _files(files),
-                       config["markdown_extensions"], config["mdx_configs"], config["validation"],
-                       config["use_directory_urls"], _versions(engine),
-                       logging.getLogger(f"{engine}.structure.pages").getEffectiveLevel(), _this_file()],
-                      ensure_ascii=False, default=_plain)
+    return disk.key_text([page.markdown, [f.src_uri, f.dest_uri, f.url], page.url, _files(files),
+                          config["markdown_extensions"], config["mdx_configs"], config["validation"],
+                          config["use_directory_urls"], disk.versions(_PACKAGES[engine]),
+                          logging.getLogger(f"{engine}.structure.pages").getEffectiveLevel(),
+                          disk.file_digest(__file__)])
 
 
 def _files(files) -> list:
     """Where every file of the build lies, and whether it is in it: what a link is checked against."""
     return sorted([f.src_uri, f.dest_uri, f.url, str(f.inclusion)] for f in files)
-
-
-def _plain(value):
-    """A setting JSON has no form for: a mapping (a config object) as a dict, else its repr."""
-    return dict(value) if isinstance(value, Mapping) else repr(value)
 
 
 def _appends_snippets(config) -> bool:
@@ -158,20 +147,3 @@ def _logged():
     finally:
         for logger in watched:
             logger.removeHandler(handler)
-
-
-@functools.lru_cache(maxsize=1)
-def _this_file() -> str:
-    """This file's digest: how a conversion is kept and put back is in it too."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-
-
-@functools.lru_cache(maxsize=2)
-def _versions(engine: str) -> tuple[str, ...]:
-    found = []
-    for name in (engine, "markdown", "pymdown-extensions", "pygments"):
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name} none")
-    return tuple(found)

@@ -13,11 +13,7 @@ for byte as without them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
-from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
 from ..keep import disk
@@ -69,33 +65,10 @@ def key(index, page) -> str:
         path = settings.get(name)
         if path and Path(path).is_file():
             settings[name] = [path, hashlib.sha256(Path(path).read_bytes()).hexdigest()]
-    return json.dumps([page.content, page.url, _toc(page.toc), str(page.title), meta, settings, _versions(),
-                       _this_file()],
-                      ensure_ascii=False, default=_plain)
-
-
-def _plain(value):
-    """A setting JSON has no form for: a mapping (a config object) as a dict, else its repr."""
-    return dict(value) if isinstance(value, Mapping) else repr(value)
+    return disk.key_text([page.content, page.url, _toc(page.toc), str(page.title), meta, settings,
+                          disk.versions(("mkdocs-material", "jieba", "backrefs")), disk.file_digest(__file__)])
 
 
 def _toc(items) -> list:
     """The ids and URLs of a table of contents, nested as it is (what the plugin links a section to)."""
     return [[item.id, item.url, _toc(item.children)] for item in items]
-
-
-@functools.lru_cache(maxsize=1)
-def _this_file() -> str:
-    """This file's digest: how the entries are made and kept is in it too."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def _versions() -> tuple[str, ...]:
-    found = []
-    for name in ("mkdocs-material", "jieba", "backrefs"):
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name} none")
-    return tuple(found)
