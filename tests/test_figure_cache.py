@@ -500,11 +500,18 @@ def test_progress_says_each_count_with_the_time_left_at_its_rate_so_far():
     progress.drawn(10)
     # 10 frames in 30 s: 30 left take 90 s; 2 seeds more in the 30 s since the first line: 2 left take 30 s
     assert progress.line() == "figures: 10 of 40 frames drawn, about 1 min 30 s left; seeds trained: 3 of 5, about 30 s left"
-    now[0], seeds[0] = 75.0, 5
+    # a seed takes a while: until the next one is done, the time left counts down, never up
+    now[0] = 50.0
+    assert progress.line().endswith("; seeds trained: 3 of 5, about 10 s left")
+    now[0] = 70.0
+    assert progress.line().endswith("; seeds trained: 3 of 5, due now at its rate so far")
+    now[0], seeds[0] = 90.0, 4  # 3 more in 90 s: the one left takes 30 s
+    assert progress.line().endswith("; seeds trained: 4 of 5, about 30 s left")
+    now[0], seeds[0] = 100.0, 5
     progress.drawn(30)
     assert progress.line() == "figures: 40 of 40 frames drawn; seeds trained: 5 of 5"
     progress = Progress(40, said.append, {"seeds trained": lambda: (seeds[0], 5)}, clock=lambda: now[0], waiting=4)
-    now[0], seeds[0] = 80.0, 2
+    now[0], seeds[0] = 110.0, 2
     progress.drawn(36)  # the others are drawn once the seeds are trained
     assert progress.line().startswith("figures: 36 of 40 frames drawn, 4 wait for what follows; seeds trained: 2 of 5")
 

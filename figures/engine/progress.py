@@ -25,6 +25,7 @@ class Progress:
         self.every = EVERY if every is None else every
         self.done, self.started = 0, clock()
         self._work_seen: dict[str, tuple[float, int]] = {}  # when each work's count was first seen, and that count
+        self._work_moved: dict[str, tuple[float, int]] = {}  # when each work's count last changed, and that count
         self._stopped = threading.Event()
         self._thread = None
 
@@ -59,18 +60,27 @@ class Progress:
         for name, count in self.work.items():
             done, total = count()
             since, at_first = self._work_seen.setdefault(name, (now, done))  # counted from when first asked
-            parts.append(f"{name}: {done} of {total}{_time_left(now - since, done - at_first, total - at_first)}")
+            moved, seen = self._work_moved.get(name, (now, done))
+            if done != seen:
+                moved = now
+            self._work_moved[name] = moved, done
+            # the rate up to its last step, counted down since: a seed takes minutes, and the time left
+            # must not grow while the next one is under way
+            parts.append(f"{name}: {done} of {total}"
+                         f"{_time_left(moved - since, done - at_first, total - at_first, now - moved)}")
         return "; ".join(parts)
 
 
-def _time_left(elapsed: float, done: int, total: int) -> str:
-    """", about 2 min 05 s left" at the rate so far; nothing once all is done, and before anything is
-    (no rate yet) ", time left not yet known"."""
+def _time_left(elapsed: float, done: int, total: int, since_last: float = 0.0) -> str:
+    """", about 2 min 05 s left" at the rate so far (done in elapsed seconds), less the seconds
+    since the last one was done; ", due now at its rate so far" once that is spent; nothing once all
+    is done, and before anything is (no rate yet) ", time left not yet known"."""
     if done >= total:
         return ""
     if done <= 0:
         return ", time left not yet known"
-    return f", about {_duration(elapsed / done * (total - done))} left"
+    left = elapsed / done * (total - done) - since_last
+    return f", about {_duration(left)} left" if round(left) > 0 else ", due now at its rate so far"
 
 
 def _duration(seconds: float) -> str:
