@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 
 from figures.publish import identity
 from figures.publish.identity import IDENTITY, IdentityError
-from figures.site import cite, hooks, language
+from figures.site import address, cite, language
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
@@ -221,11 +221,11 @@ def test_the_footer_links_nothing_but_http():
 
 
 def _identified(monkeypatch, site_url: str) -> SimpleNamespace:
-    """A config after the hooks' on_config set its site_url and footer from the patched identity."""
+    """A config after on_config's address.identify set its site_url and footer from the patched identity."""
     monkeypatch.setattr(identity, "IDENTITY", dataclasses.replace(HOSTILE, site_url=site_url))
     i18n = SimpleNamespace(current_language="en", default_language="zh")
     config = SimpleNamespace(site_url=None, copyright=None, plugins={"i18n": i18n})
-    hooks._identify(config)
+    address.identify(config, serving=False)
     return config
 
 

@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 from figures.engine import registry
 from figures.publish import identity
-from figures.site import description, figure_block, hooks, language
+from figures.site import address, description, figure_block, language
 
 
 @pytest.mark.parametrize("url, placeholder", [
@@ -37,7 +37,7 @@ def test_the_placeholder_notice_is_one_line_naming_the_value_and_where_it_came_f
 
 def _told(monkeypatch, site_url: str, require: str | None) -> list[logging.LogRecord]:
     monkeypatch.setattr(identity, "IDENTITY", identity.IDENTITY.__class__(**{**identity.IDENTITY.__dict__, "site_url": site_url}))
-    monkeypatch.setattr(hooks, "_placeholder_told", False)
+    monkeypatch.setattr(address, "_told", False)
     if require is None:
         monkeypatch.delenv(identity.REQUIRE_SITE_URL_ENV, raising=False)
     else:
@@ -47,8 +47,8 @@ def _told(monkeypatch, site_url: str, require: str | None) -> list[logging.LogRe
     handler.emit = records.append
     logging.getLogger("mkdocs").addHandler(handler)  # as mkdocs' --strict counts warnings
     try:
-        hooks._tell_placeholder(identity)
-        hooks._tell_placeholder(identity)  # the second language's build
+        address.tell_placeholder(identity)
+        address.tell_placeholder(identity)  # the second language's build
     finally:
         logging.getLogger("mkdocs").removeHandler(handler)
     return records

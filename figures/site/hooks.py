@@ -44,7 +44,7 @@ def on_config(config):
     offline = importlib.import_module("figures.site.offline")
     offline.configure(config)
     importlib.import_module("figures.site.offline_reading").configure(config, offline.wanted(), _serving)
-    _identify(config)
+    importlib.import_module("figures.site.address").identify(config, _serving)
     material = importlib.import_module("figures.site.material")
     try:  # each patch of Material's assets still finds its code, before any figure is drawn
         material.check_theme(config.theme.dirs)
@@ -86,65 +86,6 @@ def _forget_edited_code() -> None:
         del sys.modules[name]
     importlib.invalidate_caches()
     _imported_from = h.hexdigest()
-
-
-def _identify(config) -> None:
-    """The site's URL and footer come from IDENTITY (pyproject.toml), its one home; mkdocs.yml holds
-    no second copy. `mkdocs serve` sets its own local site_url, which is kept. Material and
-    static-i18n print config.site_url unescaped (the canonical link, the language menu, every link
-    of 404.html), so it is set in the form a page writes (identity.attribute_url). In a release
-    (`mike deploy`, identity.RELEASE_ENV) it is the release's own folder, site_url + "X.Y.Z/"."""
-    try:
-        identity = importlib.import_module("figures.publish.identity")
-    except ValueError as e:  # identity.IdentityError: one line naming the value and where it came from
-        raise PluginError(str(e)) from None
-    cite = importlib.import_module("figures.site.cite")
-    site_url = identity.attribute_url(identity.IDENTITY.site_url)
-    if not _serving:
-        if config.site_url not in (None, site_url):  # the en build finds the zh build's value
-            raise PluginError(f"site_url is set in pyproject.toml ([tool.mha-explained] site_url = "
-                              f"{site_url!r}), not in mkdocs.yml (which says {config.site_url!r})")
-        config.site_url = site_url
-        _tell_placeholder(identity)
-    # Material's version selector and its banner on an earlier release; not in the offline copy of a
-    # release (MHA_OFFLINE with MIKE_DOCS_VERSION: it cites the release, and has no versions.json)
-    if identity.IDENTITY.release and not importlib.import_module("figures.site.offline").wanted():
-        config.extra["version"] = {"provider": "mike", "default": identity.LATEST, "alias": True}
-    i18n = config.plugins["i18n"]  # its on_config, which picks the language, runs after this one
-    lang = i18n.current_language or i18n.default_language
-    root = importlib.import_module("figures.site.offline").footer_root(lang, i18n.default_language)
-    config.copyright = cite.footer(lang, root=root)  # the offline copy links its own licence files
-
-
-_placeholder_told = False  # on_config runs once per language: the line is said once
-
-
-def _tell_placeholder(identity) -> None:
-    """A build at a placeholder address says so in one warning line, which --strict does not turn
-    into a failure (a local build is fine without a real address); where a real one is required
-    (identity.REQUIRE_SITE_URL_ENV, set by the publishing workflow), the build stops instead."""
-    global _placeholder_told
-    notice = identity.placeholder_notice(identity.IDENTITY.site_url)
-    if notice is None:
-        return
-    if identity.require_real_site_url():
-        raise PluginError(f"{notice} ({identity.REQUIRE_SITE_URL_ENV} is set: this build is published)")
-    if not _placeholder_told:
-        _placeholder_told = True
-        _uncounted_warning(notice)
-
-
-def _uncounted_warning(message: str) -> None:
-    """`message` as mkdocs prints a warning, on its console handler only: not through the "mkdocs"
-    logger, whose handler counts warnings for --strict (mkdocs.yml sets strict: true)."""
-    logger = logging.getLogger("mkdocs.plugins.figures.address")
-    logger.propagate = False
-    console = [h for h in logging.getLogger("mkdocs").handlers if h.get_name() == "MkDocsStreamHandler"]
-    if not console:  # mkdocs run from Python, not its command line
-        console = [logging.StreamHandler()]
-        console[0].setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
-    logger.handlers = console
-    logger.warning(message)
 
 
 def untwinned_pages(docs_dir: Path, langs: list[str]) -> list[str]:
