@@ -5,6 +5,7 @@ built site (every page's deck linked, one slide per frame, each caption a slide'
 
 import dataclasses
 import io
+import logging
 import re
 
 import numpy as np
@@ -178,12 +179,17 @@ def test_the_same_deck_is_the_same_bytes_and_a_changed_frame_a_new_name(made):
     assert deck_files.key(deck, "light", code) == deck_files.key(_deck(), "light", code)
 
 
-def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room():
+def test_a_slide_sets_the_captions_maths_and_wraps_lines_to_their_room(caplog):
     assert decks.slide_text("See [the page](x.md) for $\\text{softmax}(q \\cdot k)$ and *this*.") == \
         "See the page for $\\mathrm{softmax}(q \\cdot k)$ and this."
     assert decks.slide_text("Thin spaces: $a\\,v_\\mathbf{x}$.") == "Thin spaces: $a\\,v_\\mathbf{x}$."
     # what mathtext cannot set is written as text (maths.py), or named when it has no text form either
     assert decks.slide_text("Words: $\\textrm{ab}\\,c$.") == "Words: ab c."
+    # a character mathtext's font lacks would be an empty box: the maths is written as text, and
+    # matplotlib has nothing to warn about
+    with caplog.at_level(logging.WARNING, logger="matplotlib"):
+        shown = decks.slide_text("乘上 $e^{m_\\text{旧}-m_\\text{新}}$ 缩小")
+    assert "$" not in shown and "旧" in shown and "新" in shown and caplog.records == [], (shown, caplog.records)
     with pytest.raises(MathsError, match=r"\\notacommand"):
         decks.slide_text("Bad maths: $\\notacommand{x}$.")
     style.setup()

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import matplotlib
 import matplotlib.backends.backend_agg
-import matplotlib.mathtext
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 import pypdf
@@ -38,7 +37,8 @@ from ..engine import registry
 from ..engine.render import frames
 from ..kit import style
 from ..kit.words import FIGURE_LABEL
-from ..text.constructs import expand_media, first_sentence, plain, unmarked
+from ..text.constructs import first_sentence, plain
+from ..text.mathtext import slide_text
 from . import expansions
 from .attribution import caption, credit_line, frame_words, page_url
 from .expansions import CAPTIONS
@@ -122,29 +122,6 @@ def _slides(placed: list, numbers: dict, lang: str, pdf_of) -> tuple[Slide, ...]
                 return None
             slides.append(Slide(heading, frame_words(frame, lang), notes, credit, data))
     return tuple(slides)
-
-
-_MATHS = re.compile(r"\$([^$]+)\$")
-
-
-def slide_text(markdown_text: str) -> str:
-    """A caption as a slide shows it: its print wording, no Markdown marks, links as their words,
-    and its maths as matplotlib's mathtext sets it (\\text{} as \\mathrm{}); a piece of maths that
-    mathtext cannot set is written as plain text (constructs.plain)."""
-    text = unmarked(expand_media(markdown_text, only="print"))
-
-    def maths(m: re.Match) -> str:
-        tex = re.sub(r"\\text\{", r"\\mathrm{", m[1])
-        try:
-            _PARSER.parse(f"${tex}$")
-        except ValueError:
-            return plain(m[0])
-        return f"${tex}$"
-
-    return _MATHS.sub(maths, text)
-
-
-_PARSER = matplotlib.mathtext.MathTextParser("path")
 
 
 def placement(width: float, height: float, head: float = HEAD) -> tuple[str, float]:
