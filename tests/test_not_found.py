@@ -100,6 +100,25 @@ def release(site, tmp_path_factory):
     return release_tree(site, tmp_path_factory.mktemp("pages-branch"))
 
 
+NAMED_PATH = "/reference/"  # a host path that is also the name of one of the site's pages
+
+
+@pytest.fixture(scope="module")
+def named_path_site(sub_path_site, tmp_path_factory):
+    """The site as built for NAMED_PATH: the sub-path build with its 404 pages written for that path
+    instead of SUB_PATH (all a build there changes in them), its other files linked."""
+    tree = tmp_path_factory.mktemp("named-path")
+    (tree / "en").mkdir()
+    for folder, into in ((sub_path_site, tree), (sub_path_site / "en", tree / "en")):
+        for entry in folder.iterdir():
+            if entry.name != "404.html" and not (into / entry.name).exists():
+                (into / entry.name).symlink_to(entry)
+        html = (folder / "404.html").read_text(encoding="utf-8")
+        assert f'"site": "{SUB_PATH}"' in html
+        (into / "404.html").write_text(html.replace(SUB_PATH, NAMED_PATH), encoding="utf-8")
+    return tree
+
+
 CASES = [  # the site (built), where the host mounts it, the missing address, its language, the site's root there
     ("site", "/", "/en/one-head-blend/", "en", "/"),
     ("site", SUB_PATH, SUB_PATH + "no-such-page", "zh-Hans", SUB_PATH),  # the placeholder address, under a sub-path
@@ -109,6 +128,9 @@ CASES = [  # the site (built), where the host mounts it, the missing address, it
     ("release", SUB_PATH, SUB_PATH + RELEASE + "/en/no-such-page", "en", SUB_PATH + RELEASE + "/"),
     ("release", SUB_PATH, SUB_PATH + "latest/no/such/page/", "zh-Hans", SUB_PATH + RELEASE + "/"),
     ("release", SUB_PATH, SUB_PATH + "no-such-page", "zh-Hans", SUB_PATH + RELEASE + "/"),
+    # the site's path is also a page's name: its root is that path, not the host's
+    ("named_path_site", NAMED_PATH, NAMED_PATH + "no-such-page", "zh-Hans", NAMED_PATH),
+    ("named_path_site", NAMED_PATH, NAMED_PATH + "en/no/such/page/", "en", NAMED_PATH),
 ]
 
 # Every address the page names: links, styles, scripts, images, as the browser resolves them
