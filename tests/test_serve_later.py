@@ -124,19 +124,20 @@ def test_serve_without_livereload_draws_before_its_pages(monkeypatch, engine, fl
     from figures.site import hooks
     serve_command = importlib.import_module(f"{engine}.__main__").serve_command
     monkeypatch.setattr(hooks, "_later", None)
+    monkeypatch.setattr(hooks, "_serving", hooks._serving)  # put back after on_startup sets it
     hooks.on_startup("serve", dirty=False)
     config = {}
     with serve_command.make_context("serve", list(flags)):
         hooks._show_figure_failures(config)
     assert (config["figures_later"] is not None) == later_drawing
     assert config["show_figure_failures"]  # a figure that fails is still a card on the page
-    monkeypatch.setattr(hooks, "_serving", False)
 
 
 def test_only_serve_draws_after_its_pages(monkeypatch):
     """`mkdocs build` gets no Later (gen_figures then draws every frame before a page is made); each
     build of one `mkdocs serve` gets the same one, kept by the hooks for the server's life."""
     from figures.site import hooks
+    monkeypatch.setattr(hooks, "_serving", hooks._serving)  # put back after on_startup sets it
     for command in ("build", "serve"):
         monkeypatch.setattr(hooks, "_later", None)
         hooks.on_startup(command, dirty=False)
@@ -145,4 +146,3 @@ def test_only_serve_draws_after_its_pages(monkeypatch):
         hooks._show_figure_failures(rebuild)
         assert (first["figures_later"] is None) == (command == "build")
         assert rebuild["figures_later"] is first["figures_later"]
-    monkeypatch.setattr(hooks, "_serving", False)
