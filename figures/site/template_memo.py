@@ -14,7 +14,6 @@ templates are compiled as before.
 from __future__ import annotations
 
 import hashlib
-from importlib import metadata
 from pathlib import Path
 
 import jinja2
@@ -63,5 +62,5 @@ def settings_digest(env: jinja2.Environment) -> str:
         if isinstance(value, dict):  # the extensions, by name
             return sorted(value)
         return value
-    text = repr([metadata.version("jinja2"), *((name, named(getattr(env, name))) for name in SETTINGS)])
+    text = repr([*disk.versions(("jinja2",)), *((name, named(getattr(env, name))) for name in SETTINGS)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
